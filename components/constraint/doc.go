@@ -1,0 +1,3 @@
+// Package constraint holds the projective constraints (graph.ProjectiveConstraint):
+// fixed points or frames, prescribed motion.
+package constraint

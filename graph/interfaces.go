@@ -1,0 +1,210 @@
+package graph
+
+import "github.com/sofago/sofago/geom"
+
+// VecID names one vector of every mechanical state. The standard ids exist in
+// every state; solvers allocate temporaries with Ops.AllocDeriv and
+// Ops.AllocCoord. Each id is either a coordinate vector (CoordSize numbers
+// per DOF) or a derivative vector (DerivSize numbers per DOF).
+type VecID int
+
+// Standard vectors held by every state.
+const (
+	Position     VecID = iota // coordinates, current
+	RestPosition              // coordinates, reference configuration
+	Velocity                  // derivative
+	Force                     // derivative: accumulated force
+	Dx                        // derivative: a position change, propagated by ComputeDf
+	DForce                    // derivative: accumulated df
+	firstTempVec
+)
+
+// IsStandardCoord reports whether id is one of the standard coordinate vectors.
+func (id VecID) IsStandardCoord() bool { return id == Position || id == RestPosition }
+
+// Object is anything a scene node holds. Components embed ObjectBase, which
+// implements it.
+type Object interface {
+	Base() *ObjectBase
+}
+
+// Initializer is implemented by objects that need set-up after the scene is
+// loaded and links are resolved. Init runs in phases by kind (topology,
+// state, mapping, mass, force field, constraint, ..., solver), top-down
+// within a phase, so declaration order inside a node never matters.
+type Initializer interface {
+	Init() error
+}
+
+// Validator is implemented by objects with checks across fields; it runs at
+// load time, right after the fields are decoded, and its error is reported
+// with the object's file and line.
+type Validator interface {
+	Validate() error
+}
+
+// State is a mechanical state: DOF vectors of one template.
+type State interface {
+	Object
+	Template() Template
+	// Size is the number of DOFs.
+	Size() int
+	// Resize changes the number of DOFs, keeping the leading values of
+	// every vector (new entries are zero; new coordinates of Rigid3 are the
+	// identity orientation).
+	Resize(n int)
+	// Vec returns the vector id, or nil when it is not allocated.
+	Vec(id VecID) []float64
+	// Alloc allocates (zeroed) the temporary vector id.
+	Alloc(id VecID, coord bool)
+	// Free releases the temporary vector id.
+	Free(id VecID)
+}
+
+// Mapping maps the state of the parent node (From) to the state of its own
+// node (To): positions and velocities down, forces up.
+//
+// J, Jᵀ and dJᵀ are those at the parent coordinates of the most recent
+// Apply call; the framework calls Apply on Position whenever positions
+// change, before any of the others.
+type Mapping interface {
+	Object
+	From() State
+	To() State
+	// Apply sets the child coordinates from the parent coordinates.
+	Apply(childX, parentX []float64)
+	// ApplyJ sets childV = J parentV.
+	ApplyJ(childV, parentV []float64)
+	// ApplyJT accumulates parentF += Jᵀ childF.
+	ApplyJT(parentF, childF []float64)
+	// ApplyDJT accumulates parentDf += kFactor · (∂(Jᵀ childF)/∂parentX) parentDx,
+	// the geometric stiffness of the mapping under the child force childF.
+	ApplyDJT(parentDf, parentDx, childF []float64, kFactor float64)
+	// IsMechanical is false for visual mappings, which only run Apply once at
+	// the end of a step and never carry forces.
+	IsMechanical() bool
+}
+
+// ForceField applies forces to the state of its node.
+//
+// AddDForce linearises at the x of the most recent AddForce call (force
+// fields may cache rotations or stresses there, as SOFA's do).
+type ForceField interface {
+	Object
+	// AddForce accumulates f += f(x, v).
+	AddForce(f, x, v []float64)
+	// AddDForce accumulates df += kFactor·K·dx + bFactor·B·dx with
+	// K = ∂f/∂x and B = ∂f/∂v.
+	AddDForce(df, dx []float64, kFactor, bFactor float64)
+	// PotentialEnergy returns W(x), with f = −∂W/∂x.
+	PotentialEnergy(x []float64) float64
+}
+
+// InteractionForceField applies forces between several states (e.g. two
+// rigid bodies joined by a spring, two objects in contact). It may sit in
+// any node; its states must all belong to the same solver.
+type InteractionForceField interface {
+	Object
+	States() []State
+	AddForce(f, x, v [][]float64)
+	AddDForce(df, dx [][]float64, kFactor, bFactor float64)
+	PotentialEnergy(x [][]float64) float64
+}
+
+// Mass is the mass of the state of its node. As a force field it applies
+// gravity (f = M g, W = −Σ m g·x); AddDForce of gravity is zero.
+type Mass interface {
+	ForceField
+	// AddMDx accumulates df += factor·M·dx.
+	AddMDx(df, dx []float64, factor float64)
+	// KineticEnergy returns ½ vᵀ M v.
+	KineticEnergy(v []float64) float64
+}
+
+// InverseMass is implemented by masses that can apply M⁻¹ cheaply (diagonal
+// or block-diagonal); explicit solvers need it.
+type InverseMass interface {
+	// AccFromF sets a = M⁻¹ f.
+	AccFromF(a, f []float64)
+}
+
+// ProjectiveConstraint restricts the DOFs of the state of its node by
+// projection (SOFA's projective constraints).
+type ProjectiveConstraint interface {
+	Object
+	// ProjectResponse zeroes the constrained components of a derivative
+	// vector (a velocity change, a force, a search direction).
+	ProjectResponse(dx []float64)
+	// ProjectPosition sets the constrained coordinates at time t.
+	ProjectPosition(x []float64, t float64)
+	// ProjectVelocity sets the constrained velocities at time t.
+	ProjectVelocity(v []float64, t float64)
+}
+
+// ODESolver advances the subtree below its node by dt using only the
+// mechanical operations of Ops.
+type ODESolver interface {
+	Object
+	Solve(ops *Ops, dt float64) error
+}
+
+// LinearSolver solves the system an ODE solver poses:
+// (m·M + b·B + k·K) x = rhs over the independent states of ops, with the
+// projective constraints applied to the result.
+type LinearSolver interface {
+	Object
+	Solve(ops *Ops, x, rhs VecID, m, b, k float64) (LinearStats, error)
+}
+
+// LinearStats reports how a linear solve went.
+type LinearStats struct {
+	Iterations int
+	Residual   float64 // final residual norm, relative to |rhs|
+	Converged  bool
+}
+
+// Topology is a mesh: rest points and cells. Tetrahedra are positively
+// oriented (det[p1−p0, p2−p0, p3−p0] > 0); Triangles are the boundary (or
+// the surface of a surface mesh), oriented outwards.
+type Topology interface {
+	Object
+	Points() []float64
+	Tetrahedra() [][4]int
+	Triangles() [][3]int
+}
+
+// Behavior runs at the beginning of every step, before the solvers
+// (scripted loads, prescribed motion, run-time topology changes).
+type Behavior interface {
+	Object
+	BeginStep(t, dt float64) error
+}
+
+// CollisionPipeline detects contacts at the beginning of every step, after
+// the behaviours and before the solvers, and updates the contact force
+// fields it drives.
+type CollisionPipeline interface {
+	Object
+	DetectContacts(t float64) error
+}
+
+// VisualModel is updated once at the end of every step, after the visual
+// mappings (normals, bounds).
+type VisualModel interface {
+	Object
+	UpdateVisual() error
+}
+
+// Exporter writes output at the end of every step it chooses.
+type Exporter interface {
+	Object
+	Export(t float64, step int) error
+	Close() error
+}
+
+// Context is what a node inherits from its ancestors.
+type Context struct {
+	Dt      float64
+	Time    float64
+	Gravity geom.Vec3
+}

@@ -1,0 +1,492 @@
+package graph
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+	"github.com/sofago/sofago/geom"
+)
+
+// LoadFile reads and builds the scene in file (TOML, format in DESIGN.md).
+// It does not initialise it: call Scene.Init. Every error is an *Error with
+// the file, the line where one exists, the node path and the object.
+func LoadFile(file string) (*Scene, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, &Error{File: file, Err: fmt.Errorf("cannot read scene: %w", unwrapPathError(err))}
+	}
+	return Load(file, data)
+}
+
+func unwrapPathError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// Dir returns the folder of the scene file, against which file names in the
+// scene are resolved.
+func (s *Scene) Dir() string { return filepath.Dir(s.File) }
+
+// ResolvePath returns name relative to the scene file's folder (absolute
+// names are kept).
+func (s *Scene) ResolvePath(name string) string {
+	if filepath.IsAbs(name) || s.File == "" {
+		return name
+	}
+	return filepath.Join(s.Dir(), name)
+}
+
+// Load builds a scene from TOML text; file names it in errors and anchors
+// relative file names.
+func Load(file string, data []byte) (*Scene, error) {
+	var doc map[string]any
+	if _, err := toml.Decode(string(data), &doc); err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return nil, &Error{File: file, Line: pe.Position.Line, Err: fmt.Errorf("TOML syntax: %s", pe.Message)}
+		}
+		return nil, &Error{File: file, Err: fmt.Errorf("TOML: %v", err)}
+	}
+	lines := indexLines(string(data))
+	s := NewScene(file)
+	l := &loader{file: file, scene: s}
+	if err := l.root(doc, lines); err != nil {
+		return nil, err
+	}
+	if err := l.resolveLinks(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+type loader struct {
+	file    string
+	scene   *Scene
+	objects []loadedObject
+}
+
+type loadedObject struct {
+	obj   Object
+	lines *lineRecord
+}
+
+func (l *loader) errAt(line int, n *Node, obj string, typ string, format string, args ...any) error {
+	e := &Error{File: l.file, Line: line, Object: obj, Type: typ, Err: fmt.Errorf(format, args...)}
+	if n != nil {
+		e.Node = n.Path()
+	}
+	return e
+}
+
+func (l *loader) root(doc map[string]any, rec *lineRecord) error {
+	s := l.scene
+	keys := sortedKeys(doc, rec)
+	for _, k := range keys {
+		v := doc[k]
+		line := rec.keyLine(k)
+		switch k {
+		case "dt":
+			x, err := number(v)
+			if err != nil || x <= 0 {
+				return l.errAt(line, nil, "", "", "dt must be a positive number of seconds, got %s", describe(v))
+			}
+			s.Dt = x
+		case "gravity":
+			g, err := vec3(v)
+			if err != nil {
+				return l.errAt(line, nil, "", "", "gravity: %v", err)
+			}
+			s.Gravity = g
+		case "steps":
+			n, ok := v.(int64)
+			if !ok || n < 0 {
+				return l.errAt(line, nil, "", "", "steps must be a non-negative integer, got %s", describe(v))
+			}
+			s.Steps = int(n)
+		case "node":
+			nodes, ok := tables(v)
+			if !ok {
+				return l.errAt(line, nil, "", "", "node must be an array of tables ([[node]]), got %s", describe(v))
+			}
+			for i, nd := range nodes {
+				if err := l.node(s.Root, nd, rec.child("node", i), i); err != nil {
+					return err
+				}
+			}
+		default:
+			msg := fmt.Sprintf("unknown top-level key %q (known: dt, gravity, steps, node)", k)
+			if c := closest(k, []string{"dt", "gravity", "steps", "node"}); c != "" {
+				msg = fmt.Sprintf("unknown top-level key %q (did you mean %q?)", k, c)
+			}
+			return l.errAt(line, nil, "", "", "%s", msg)
+		}
+	}
+	return nil
+}
+
+func (l *loader) node(parent *Node, tbl map[string]any, rec *lineRecord, index int) error {
+	name := fmt.Sprintf("node%d", index+1)
+	explicit := false
+	if v, ok := tbl["name"]; ok {
+		sv, isStr := v.(string)
+		if !isStr || sv == "" || strings.ContainsAny(sv, "/@") {
+			return l.errAt(rec.keyLine("name"), parent, "", "", "node name must be a non-empty string without '/' or '@', got %s", describe(v))
+		}
+		name, explicit = sv, true
+	}
+	if other := parent.Child(name); other != nil {
+		if explicit {
+			return l.errAt(rec.keyLine("name"), parent, "", "", "duplicate node name %q (also at line %d)", name, other.Line)
+		}
+		name = fmt.Sprintf("%s_%d", name, index+1)
+	}
+	n := parent.AddChild(name)
+	n.Line = rec.line
+	for _, k := range sortedKeys(tbl, rec) {
+		v := tbl[k]
+		switch k {
+		case "name":
+		case "gravity":
+			g, err := vec3(v)
+			if err != nil {
+				return l.errAt(rec.keyLine(k), n, "", "", "gravity: %v", err)
+			}
+			n.GravityOverride = &g
+		case "object":
+			objs, ok := tables(v)
+			if !ok {
+				return l.errAt(rec.keyLine(k), n, "", "", "object must be an array of tables ([[node.object]]), got %s", describe(v))
+			}
+			for i, o := range objs {
+				if err := l.object(n, o, rec.child("object", i)); err != nil {
+					return err
+				}
+			}
+		case "node":
+			kids, ok := tables(v)
+			if !ok {
+				return l.errAt(rec.keyLine(k), n, "", "", "node must be an array of tables ([[node.node]]), got %s", describe(v))
+			}
+			for i, c := range kids {
+				if err := l.node(n, c, rec.child("node", i), i); err != nil {
+					return err
+				}
+			}
+		default:
+			msg := fmt.Sprintf("unknown node key %q (a node has name, gravity, object, node; component fields go in [[node.object]] tables)", k)
+			if c := closest(k, []string{"name", "gravity", "object", "node"}); c != "" {
+				msg = fmt.Sprintf("unknown node key %q (did you mean %q?)", k, c)
+			}
+			return l.errAt(rec.keyLine(k), n, "", "", "%s", msg)
+		}
+	}
+	return nil
+}
+
+func (l *loader) object(n *Node, tbl map[string]any, rec *lineRecord) error {
+	line := rec.line
+	tv, ok := tbl["type"]
+	if !ok {
+		return l.errAt(line, n, "", "", "object has no type (every [[node.object]] needs type = \"...\")")
+	}
+	typ, ok := tv.(string)
+	if !ok {
+		return l.errAt(rec.keyLine("type"), n, "", "", "type must be a string, got %s", describe(tv))
+	}
+	info, ok := Lookup(typ)
+	if !ok {
+		msg := fmt.Sprintf("unknown component type %q", typ)
+		if s := Suggest(typ); s != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", s)
+		}
+		msg += "; runscene -list shows them all"
+		return l.errAt(rec.keyLine("type"), n, "", "", "%s", msg)
+	}
+	name, explicit := typ, false
+	if nv, ok := tbl["name"]; ok {
+		s, isStr := nv.(string)
+		if !isStr || s == "" || strings.ContainsAny(s, "/@") {
+			return l.errAt(rec.keyLine("name"), n, "", typ, "object name must be a non-empty string without '/' or '@', got %s", describe(nv))
+		}
+		name, explicit = s, true
+	}
+	if other := n.Object(name); other != nil {
+		if explicit {
+			return l.errAt(rec.keyLine("name"), n, name, typ, "duplicate object name %q in this node (also at line %d)", name, other.Base().Line)
+		}
+		for i := 2; n.Object(name) != nil; i++ {
+			name = fmt.Sprintf("%s%d", typ, i)
+		}
+	}
+	obj := info.New()
+	b := obj.Base()
+	b.Name, b.TypeName, b.File, b.Line = name, typ, l.file, line
+	fields := map[string]any{}
+	for k, v := range tbl {
+		if k != "type" && k != "name" {
+			fields[k] = v
+		}
+	}
+	n.Add(obj)
+	b.File, b.Line = l.file, line
+	if err := decodeFields(obj, fields, rec.keyLine); err != nil {
+		var ke *keyError
+		if errors.As(err, &ke) && ke.line > 0 {
+			line = ke.line
+		}
+		return l.errAt(line, n, name, typ, "%v", err)
+	}
+	if v, ok := obj.(Validator); ok {
+		if err := v.Validate(); err != nil {
+			return l.errAt(line, n, name, typ, "%v", err)
+		}
+	}
+	l.objects = append(l.objects, loadedObject{obj, rec})
+	return nil
+}
+
+// resolveLinks resolves every Link field once the whole tree exists, so a
+// link may point to an object declared later.
+func (l *loader) resolveLinks() error {
+	for _, lo := range l.objects {
+		obj := lo.obj
+		fields, _ := fieldsOf(obj)
+		root := reflect.ValueOf(obj).Elem()
+		for _, f := range fields {
+			err := walkLinks(root.FieldByIndex(f.index), func(lk *Link) error {
+				if !lk.IsSet() {
+					return nil
+				}
+				o, nd, err := obj.Base().Node.Resolve(lk.Path)
+				if err != nil {
+					return err
+				}
+				lk.Object, lk.Node = o, nd
+				return nil
+			})
+			if err != nil {
+				b := obj.Base()
+				return l.errAt(lo.lines.keyLine(f.Name), b.Node, b.Name, b.TypeName, "%s: %v", f.Name, err)
+			}
+		}
+	}
+	return nil
+}
+
+func sortedKeys(m map[string]any, rec *lineRecord) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		li, lj := rec.keyLine(keys[i]), rec.keyLine(keys[j])
+		if li != lj {
+			return li < lj
+		}
+		return keys[i] < keys[j]
+	})
+	return keys
+}
+
+func tables(v any) ([]map[string]any, bool) {
+	switch t := v.(type) {
+	case []map[string]any:
+		return t, true
+	case []any:
+		out := make([]map[string]any, len(t))
+		for i, x := range t {
+			m, ok := x.(map[string]any)
+			if !ok {
+				return nil, false
+			}
+			out[i] = m
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+func number(v any) (float64, error) {
+	switch x := v.(type) {
+	case int64:
+		return float64(x), nil
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return 0, fmt.Errorf("not finite")
+		}
+		return x, nil
+	}
+	return 0, fmt.Errorf("not a number")
+}
+
+func vec3(v any) (geom.Vec3, error) {
+	items, ok := v.([]any)
+	if !ok || len(items) != 3 {
+		return geom.Vec3{}, fmt.Errorf("want 3 numbers [x, y, z], got %s", describe(v))
+	}
+	var g geom.Vec3
+	for i, it := range items {
+		x, err := number(it)
+		if err != nil {
+			return geom.Vec3{}, fmt.Errorf("component %d: want a finite number, got %s", i, describe(it))
+		}
+		g[i] = x
+	}
+	return g, nil
+}
+
+// lineRecord remembers where a table and its keys are in the file, mirroring
+// the [[node]] / [[node.object]] / [[node.node]] structure, so errors can
+// name lines (the TOML decoder does not expose them).
+type lineRecord struct {
+	line     int
+	keys     map[string]int
+	children map[string][]*lineRecord // "node", "object"
+}
+
+func newRecord(line int) *lineRecord {
+	return &lineRecord{line: line, keys: map[string]int{}, children: map[string][]*lineRecord{}}
+}
+
+func (r *lineRecord) keyLine(k string) int {
+	if r == nil {
+		return 0
+	}
+	if l, ok := r.keys[k]; ok {
+		return l
+	}
+	return r.line
+}
+
+func (r *lineRecord) child(kind string, i int) *lineRecord {
+	if r == nil || i >= len(r.children[kind]) {
+		return nil
+	}
+	return r.children[kind][i]
+}
+
+// indexLines scans TOML text for array-of-table headers made of "node" and
+// "object" segments and for the keys under them. Anything it does not
+// understand (inline tables, other headers) just leaves lines unknown.
+func indexLines(text string) *lineRecord {
+	root := newRecord(0)
+	cur := root
+	depth := 0    // bracket depth of a multi-line value
+	inMulti := "" // inside a multi-line string: its delimiter
+	for i, raw := range strings.Split(text, "\n") {
+		lineNo := i + 1
+		line := raw
+		if inMulti != "" {
+			if idx := strings.Index(line, inMulti); idx >= 0 {
+				line = line[idx+3:]
+				inMulti = ""
+			} else {
+				continue
+			}
+		}
+		code, multi, delta := scanCode(line)
+		if depth == 0 {
+			t := strings.TrimSpace(code)
+			switch {
+			case strings.HasPrefix(t, "[["):
+				end := strings.Index(t, "]]")
+				if end < 0 {
+					break
+				}
+				cur = attachHeader(root, strings.TrimSpace(t[2:end]), lineNo)
+			case strings.HasPrefix(t, "["):
+				cur = nil // a plain table we do not track
+			default:
+				if eq := strings.Index(t, "="); eq > 0 && cur != nil {
+					key := strings.TrimSpace(t[:eq])
+					if dot := strings.Index(key, "."); dot >= 0 {
+						key = key[:dot]
+					}
+					key = strings.Trim(key, `"'`)
+					if _, seen := cur.keys[key]; !seen {
+						cur.keys[key] = lineNo
+					}
+				}
+			}
+		}
+		depth += delta
+		if depth < 0 {
+			depth = 0
+		}
+		inMulti = multi
+	}
+	return root
+}
+
+func attachHeader(root *lineRecord, path string, line int) *lineRecord {
+	segs := strings.Split(path, ".")
+	cur := root
+	for i, s := range segs {
+		s = strings.TrimSpace(s)
+		if s != "node" && !(s == "object" && i == len(segs)-1) {
+			return nil
+		}
+		if i == len(segs)-1 {
+			r := newRecord(line)
+			cur.children[s] = append(cur.children[s], r)
+			return r
+		}
+		kids := cur.children["node"]
+		if len(kids) == 0 {
+			return nil
+		}
+		cur = kids[len(kids)-1]
+	}
+	return nil
+}
+
+// scanCode returns the line without its comment, the multi-line string
+// delimiter left open at its end ("" if none) and the change of bracket
+// depth outside strings.
+func scanCode(line string) (code string, openMulti string, delta int) {
+	var b strings.Builder
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case c == '#':
+			return b.String(), "", delta
+		case strings.HasPrefix(line[i:], `"""`) || strings.HasPrefix(line[i:], `'''`):
+			delim := line[i : i+3]
+			end := strings.Index(line[i+3:], delim)
+			if end < 0 {
+				return b.String(), delim, delta
+			}
+			b.WriteString(`""`)
+			i += 3 + end + 2
+		case c == '"' || c == '\'':
+			j := i + 1
+			for j < len(line) && line[j] != c {
+				if c == '"' && line[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			b.WriteString(line[i:min(j+1, len(line))])
+			i = j
+		case c == '[' || c == '{':
+			delta++
+			b.WriteByte(c)
+		case c == ']' || c == '}':
+			delta--
+			b.WriteByte(c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), "", delta
+}

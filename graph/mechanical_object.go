@@ -1,0 +1,232 @@
+package graph
+
+import (
+	"fmt"
+	"math"
+)
+
+// MechanicalObject is the mechanical state of a node: the DOF vectors of one
+// template. Positions default to the node's topology (its rest points),
+// velocities to zero.
+type MechanicalObject struct {
+	ObjectBase
+	TemplateName string      `toml:"template" doc:"DOF type: Vec3, Rigid3, Vec1, or any registered template"`
+	PositionIn   [][]float64 `toml:"position" doc:"initial coordinates, one array per DOF in the template's layout (default: restPosition)"`
+	VelocityIn   [][]float64 `toml:"velocity" doc:"initial velocities, one array per DOF, or a single array applied to every DOF (default: zero)" unit:"m/s, rad/s"`
+	RestIn       [][]float64 `toml:"restPosition" doc:"rest coordinates, one array per DOF (default: the points of a topology in the same node)"`
+	Translation  [3]float64  `toml:"translation" doc:"translation applied to the initial and rest coordinates taken from a topology" unit:"m"`
+	SizeIn       int         `toml:"size" doc:"number of DOFs when nothing else sets it (they start at the origin, identity orientation)" range:"[0,inf)"`
+
+	tmpl Template
+	n    int
+	vecs [][]float64
+	// coord records which allocated vectors are coordinate vectors.
+	coord []bool
+}
+
+func init() {
+	Register(TypeInfo{
+		Name:    "MechanicalObject",
+		Kind:    KindState,
+		Summary: "The DOFs of a node (positions, velocities, forces and solver temporaries) for one template: Vec3 points, Rigid3 frames [t q], Vec1 reduced coordinates, ...",
+		New:     func() Object { return &MechanicalObject{TemplateName: "Vec3"} },
+	})
+}
+
+// NewMechanicalObject returns a state of n DOFs of template t (for code
+// that builds scenes or tests directly).
+func NewMechanicalObject(name string, t Template, n int) *MechanicalObject {
+	m := &MechanicalObject{ObjectBase: ObjectBase{Name: name, TypeName: "MechanicalObject"}, TemplateName: t.Name(), tmpl: t}
+	m.Resize(n)
+	return m
+}
+
+// Validate checks the template name.
+func (m *MechanicalObject) Validate() error {
+	t, ok := LookupTemplate(m.TemplateName)
+	if !ok {
+		msg := fmt.Sprintf("unknown template %q (known: %v)", m.TemplateName, TemplateNames())
+		return fmt.Errorf("%s", msg)
+	}
+	m.tmpl = t
+	return nil
+}
+
+// Init sizes the vectors from, in order of precedence, restPosition,
+// position, the local topology, and size; then fills them.
+func (m *MechanicalObject) Init() error {
+	if m.tmpl == nil {
+		if err := m.Validate(); err != nil {
+			return m.Wrap(err)
+		}
+	}
+	cs, ds := m.tmpl.CoordSize(), m.tmpl.DerivSize()
+	var rest []float64
+	switch {
+	case len(m.RestIn) > 0:
+		r, err := flatten("restPosition", m.RestIn, cs)
+		if err != nil {
+			return m.Wrap(err)
+		}
+		rest = r
+	case len(m.PositionIn) > 0:
+		r, err := flatten("position", m.PositionIn, cs)
+		if err != nil {
+			return m.Wrap(err)
+		}
+		rest = r
+	default:
+		if topo := m.Node.LocalTopology(); topo != nil && topo.Base() != nil {
+			pts := topo.Points()
+			if cs != 3 {
+				if len(pts) > 0 {
+					return m.Errorf("template %s cannot take its positions from topology %q (3 numbers per point); give position or restPosition", m.TemplateName, topo.Base().Name)
+				}
+			} else {
+				rest = append([]float64(nil), pts...)
+				for i := 0; i < len(rest)/3; i++ {
+					for c := 0; c < 3; c++ {
+						rest[3*i+c] += m.Translation[c]
+					}
+				}
+			}
+		}
+	}
+	n := m.SizeIn
+	if rest != nil {
+		n = len(rest) / cs
+	}
+	if m.n != 0 && rest == nil {
+		n = m.n // sized by code before Init
+	}
+	m.Resize(n)
+	if rest != nil {
+		copy(m.vecs[RestPosition], rest)
+		copy(m.vecs[Position], rest)
+	}
+	if len(m.PositionIn) > 0 {
+		x, err := flatten("position", m.PositionIn, cs)
+		if err != nil {
+			return m.Wrap(err)
+		}
+		if len(x) != len(m.vecs[Position]) {
+			return m.Errorf("position has %d DOFs but restPosition has %d", len(x)/cs, n)
+		}
+		copy(m.vecs[Position], x)
+	}
+	m.tmpl.Normalize(m.vecs[Position])
+	m.tmpl.Normalize(m.vecs[RestPosition])
+	switch {
+	case len(m.VelocityIn) == 1 && n != 1:
+		if len(m.VelocityIn[0]) != ds {
+			return m.Errorf("velocity[0] has %d numbers, want %d for %s", len(m.VelocityIn[0]), ds, m.TemplateName)
+		}
+		for i := 0; i < n; i++ {
+			copy(m.vecs[Velocity][ds*i:], m.VelocityIn[0])
+		}
+	case len(m.VelocityIn) > 0:
+		v, err := flatten("velocity", m.VelocityIn, ds)
+		if err != nil {
+			return m.Wrap(err)
+		}
+		if len(v) != len(m.vecs[Velocity]) {
+			return m.Errorf("velocity has %d DOFs, want %d (or a single value for all)", len(v)/ds, n)
+		}
+		copy(m.vecs[Velocity], v)
+	}
+	return nil
+}
+
+func flatten(what string, rows [][]float64, width int) ([]float64, error) {
+	out := make([]float64, 0, len(rows)*width)
+	for i, r := range rows {
+		if len(r) != width {
+			return nil, fmt.Errorf("%s[%d] has %d numbers, want %d", what, i, len(r), width)
+		}
+		for _, x := range r {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return nil, fmt.Errorf("%s[%d] is not finite", what, i)
+			}
+		}
+		out = append(out, r...)
+	}
+	return out, nil
+}
+
+// Template implements State.
+func (m *MechanicalObject) Template() Template {
+	if m.tmpl == nil {
+		m.tmpl, _ = LookupTemplate(m.TemplateName)
+	}
+	return m.tmpl
+}
+
+// Size implements State.
+func (m *MechanicalObject) Size() int { return m.n }
+
+// Vec implements State.
+func (m *MechanicalObject) Vec(id VecID) []float64 {
+	if int(id) >= len(m.vecs) {
+		return nil
+	}
+	return m.vecs[id]
+}
+
+func (m *MechanicalObject) isCoord(id VecID) bool {
+	return id.IsStandardCoord() || (int(id) < len(m.coord) && m.coord[id])
+}
+
+// Alloc implements State.
+func (m *MechanicalObject) Alloc(id VecID, coord bool) {
+	for len(m.vecs) <= int(id) {
+		m.vecs = append(m.vecs, nil)
+		m.coord = append(m.coord, false)
+	}
+	m.coord[id] = coord
+	size := m.n * m.Template().DerivSize()
+	if coord {
+		size = m.n * m.Template().CoordSize()
+	}
+	if cap(m.vecs[id]) >= size {
+		m.vecs[id] = m.vecs[id][:size]
+		clear(m.vecs[id])
+	} else {
+		m.vecs[id] = make([]float64, size)
+	}
+}
+
+// Free implements State. The storage is kept for the next Alloc of that id.
+func (m *MechanicalObject) Free(id VecID) {
+	if int(id) < len(m.vecs) && id >= firstTempVec {
+		m.vecs[id] = m.vecs[id][:0]
+	}
+}
+
+// Resize implements State.
+func (m *MechanicalObject) Resize(n int) {
+	t := m.Template()
+	if len(m.vecs) < int(firstTempVec) {
+		m.vecs = make([][]float64, firstTempVec)
+		m.coord = make([]bool, firstTempVec)
+	}
+	old := m.n
+	m.n = n
+	for id := range m.vecs {
+		if id >= int(firstTempVec) && len(m.vecs[id]) == 0 && old != 0 {
+			continue // freed temporary
+		}
+		coord := m.isCoord(VecID(id))
+		w := t.DerivSize()
+		if coord {
+			w = t.CoordSize()
+		}
+		nv := make([]float64, n*w)
+		copy(nv, m.vecs[id])
+		if coord && n > old {
+			// New coordinates start at the template's identity (a zero
+			// quaternion normalises to the identity orientation).
+			t.Normalize(nv[old*w:])
+		}
+		m.vecs[id] = nv
+	}
+}
