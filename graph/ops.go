@@ -18,8 +18,13 @@ type Ops struct {
 	Root *Node
 	// Nodes of the subtree, parents before children.
 	nodes []*Node
+	// info caches the roles of the objects of each node (same order as
+	// nodes), so traversals do not search or allocate.
+	info []nodeInfo
 	// independent states (no mechanical mapping in their node), in tree order.
 	independent []State
+	// constraints[i] are the projective constraints of independent[i].
+	constraints [][]ProjectiveConstraint
 	// mapped nodes: their mapping is mechanical; in tree order.
 	mapped []*Node
 	// visual nodes: non-mechanical mappings, in tree order.
@@ -30,18 +35,32 @@ type Ops struct {
 	allocated []VecID
 }
 
+// nodeInfo is what a traversal needs of one node.
+type nodeInfo struct {
+	node        *Node
+	state       State
+	mapping     Mapping
+	mapped      bool // mechanical mapping: uses the standard vectors
+	visual      bool // non-mechanical mapping: skipped by mechanical traversals
+	forceFields []ForceField
+	mass        Mass
+}
+
 // NewOps binds the mechanical operations to the subtree of root.
 func NewOps(root *Node) (*Ops, error) {
 	o := &Ops{Root: root, scene: root.scene}
 	err := root.Walk(func(n *Node) error {
 		o.nodes = append(o.nodes, n)
+		m := n.Mapping()
+		o.info = append(o.info, nodeInfo{node: n, state: n.State(), mapping: m,
+			mapped: m != nil && m.IsMechanical(), visual: m != nil && !m.IsMechanical(),
+			forceFields: n.ForceFields(), mass: n.Mass()})
 		for _, obj := range n.Objects {
 			if ia, ok := obj.(InteractionForceField); ok {
 				o.interactions = append(o.interactions, ia)
 			}
 		}
 		st := n.State()
-		m := n.Mapping()
 		switch {
 		case m != nil && !m.IsMechanical():
 			o.visual = append(o.visual, n)
@@ -49,6 +68,7 @@ func NewOps(root *Node) (*Ops, error) {
 			o.mapped = append(o.mapped, n)
 		case st != nil:
 			o.independent = append(o.independent, st)
+			o.constraints = append(o.constraints, n.Constraints())
 		}
 		return nil
 	})
@@ -220,25 +240,23 @@ func (o *Ops) mappedNode(n *Node) bool {
 // through ApplyJT, children first. Constraints are not applied.
 func (o *Ops) ComputeForce(f VecID) {
 	o.PropagatePositions()
-	for _, n := range o.nodes {
-		st := n.State()
-		if st == nil {
+	for i := range o.info {
+		ni := &o.info[i]
+		if ni.state == nil || ni.visual {
 			continue
 		}
 		id := f
-		if o.mappedNode(n) {
+		if ni.mapped {
 			id = Force
-		} else if n.Mapping() != nil {
-			continue // visual
 		}
-		fv := st.Vec(id)
+		fv := ni.state.Vec(id)
 		clear(fv)
-		x, v := st.Vec(Position), st.Vec(Velocity)
-		for _, ff := range n.ForceFields() {
+		x, v := ni.state.Vec(Position), ni.state.Vec(Velocity)
+		for _, ff := range ni.forceFields {
 			ff.AddForce(fv, x, v)
 		}
-		if m := n.Mass(); m != nil {
-			m.AddForce(fv, x, v)
+		if ni.mass != nil {
+			ni.mass.AddForce(fv, x, v)
 		}
 	}
 	for _, ia := range o.interactions {
@@ -274,24 +292,24 @@ func (o *Ops) ComputeDf(df, dx VecID, m, b, k float64) {
 		mp := n.Mapping()
 		mp.ApplyJ(mp.To().Vec(Dx), mp.From().Vec(o.idFor(mp.From(), dx, Dx)))
 	}
-	for _, n := range o.nodes {
-		st := n.State()
-		if st == nil || (n.Mapping() != nil && !o.mappedNode(n)) {
+	for i := range o.info {
+		ni := &o.info[i]
+		if ni.state == nil || ni.visual {
 			continue
 		}
 		dfID, dxID := df, dx
-		if o.mappedNode(n) {
+		if ni.mapped {
 			dfID, dxID = DForce, Dx
 		}
-		dfv, dxv := st.Vec(dfID), st.Vec(dxID)
+		dfv, dxv := ni.state.Vec(dfID), ni.state.Vec(dxID)
 		clear(dfv)
 		if k != 0 || b != 0 {
-			for _, ff := range n.ForceFields() {
+			for _, ff := range ni.forceFields {
 				ff.AddDForce(dfv, dxv, k, b)
 			}
 		}
-		if mass := n.Mass(); mass != nil && m != 0 {
-			mass.AddMDx(dfv, dxv, m)
+		if ni.mass != nil && m != 0 {
+			ni.mass.AddMDx(dfv, dxv, m)
 		}
 	}
 	if k != 0 || b != 0 {
@@ -318,8 +336,8 @@ func (o *Ops) ComputeDf(df, dx VecID, m, b, k float64) {
 // Project applies the projective constraints of every independent state to
 // the derivative vector v (zeroing constrained components).
 func (o *Ops) Project(v VecID) {
-	for _, s := range o.independent {
-		for _, c := range s.Base().Node.Constraints() {
+	for i, s := range o.independent {
+		for _, c := range o.constraints[i] {
 			c.ProjectResponse(s.Vec(v))
 		}
 	}
@@ -328,8 +346,8 @@ func (o *Ops) Project(v VecID) {
 // ProjectPositions and ProjectVelocities impose prescribed coordinates and
 // velocities at time t.
 func (o *Ops) ProjectPositions(t float64) {
-	for _, s := range o.independent {
-		for _, c := range s.Base().Node.Constraints() {
+	for i, s := range o.independent {
+		for _, c := range o.constraints[i] {
 			c.ProjectPosition(s.Vec(Position), t)
 		}
 	}
@@ -337,8 +355,8 @@ func (o *Ops) ProjectPositions(t float64) {
 
 // ProjectVelocities imposes prescribed velocities at time t.
 func (o *Ops) ProjectVelocities(t float64) {
-	for _, s := range o.independent {
-		for _, c := range s.Base().Node.Constraints() {
+	for i, s := range o.independent {
+		for _, c := range o.constraints[i] {
 			c.ProjectVelocity(s.Vec(Velocity), t)
 		}
 	}
@@ -369,12 +387,9 @@ func (o *Ops) AccFromF(a, f VecID) error {
 // masses use their propagated velocities).
 func (o *Ops) KineticEnergy() float64 {
 	e := 0.0
-	for _, n := range o.nodes {
-		if m := n.Mass(); m != nil {
-			if mp := n.Mapping(); mp != nil && !mp.IsMechanical() {
-				continue
-			}
-			e += m.KineticEnergy(n.State().Vec(Velocity))
+	for _, ni := range o.info {
+		if ni.mass != nil && ni.state != nil && !ni.visual {
+			e += ni.mass.KineticEnergy(ni.state.Vec(Velocity))
 		}
 	}
 	return e
@@ -384,17 +399,16 @@ func (o *Ops) KineticEnergy() float64 {
 // gravity potential of every mass of the subtree.
 func (o *Ops) PotentialEnergy() float64 {
 	e := 0.0
-	for _, n := range o.nodes {
-		st := n.State()
-		if st == nil || (n.Mapping() != nil && !o.mappedNode(n)) {
+	for _, ni := range o.info {
+		if ni.state == nil || ni.visual {
 			continue
 		}
-		x := st.Vec(Position)
-		for _, ff := range n.ForceFields() {
+		x := ni.state.Vec(Position)
+		for _, ff := range ni.forceFields {
 			e += ff.PotentialEnergy(x)
 		}
-		if m := n.Mass(); m != nil {
-			e += m.PotentialEnergy(x)
+		if ni.mass != nil {
+			e += ni.mass.PotentialEnergy(x)
 		}
 	}
 	for _, ia := range o.interactions {
