@@ -184,16 +184,19 @@ func (m *RigidMapping) ApplyJT(parentF, childF []float64) {
 
 // ApplyDJT implements graph.Mapping: τ_k += kFactor·(δθ_k × r_i) × f_i, the
 // change of the torque r_i × f_i when frame k turns by δθ_k (the force f_i
-// held fixed).
+// held fixed), evaluated as r_i (δθ_k·f_i) − δθ_k (r_i·f_i) (vector triple
+// product), which needs no cross product.
 func (m *RigidMapping) ApplyDJT(parentDf, parentDx, childF []float64, kFactor float64) {
 	for i, r := range m.arm {
 		k := m.frame[i]
 		dx := parentDx[6*k : 6*k+6]
-		t := geom.Vec3{dx[3], dx[4], dx[5]}.Cross(r).Cross(geom.At(childF, i))
+		f := childF[3*i : 3*i+3]
+		a := kFactor * (dx[3]*f[0] + dx[4]*f[1] + dx[5]*f[2])
+		b := kFactor * (r[0]*f[0] + r[1]*f[1] + r[2]*f[2])
 		d := parentDf[6*k : 6*k+6]
-		d[3] += kFactor * t[0]
-		d[4] += kFactor * t[1]
-		d[5] += kFactor * t[2]
+		d[3] += a*r[0] - b*dx[3]
+		d[4] += a*r[1] - b*dx[4]
+		d[5] += a*r[2] - b*dx[5]
 	}
 }
 

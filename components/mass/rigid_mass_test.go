@@ -295,3 +295,64 @@ name = "pts"
 		t.Errorf("Vec3 state: want a template error, got %v", err)
 	}
 }
+
+// TestRigidMassFreeRotation spins a free asymmetric body (no gravity, no
+// torque) near its minor axis with symplectic explicit Euler. Euler's
+// equations conserve the world angular momentum L = I_w ω and the kinetic
+// energy; with gyroscopic = true the integrated motion must keep both to
+// first order in dt. With gyroscopic = false (SOFA's model) ω stays
+// constant while I_w turns, so L is visibly not conserved: the test shows
+// the flag matters.
+func TestRigidMassFreeRotation(t *testing.T) {
+	const scene = `
+dt = 1e-4
+gravity = [0, 0, 0]
+[[node]]
+name = "body"
+  [[node.object]]
+  type = "EulerExplicitSolver"
+  [[node.object]]
+  type = "MechanicalObject"
+  name = "frame"
+  template = "Rigid3"
+  position = [[0, 0, 0, 0, 0, 0, 1]]
+  velocity = [[0, 0, 0, 3, 0.3, 0.4]]
+  [[node.object]]
+  type = "RigidMass"
+  name = "mass"
+  inertiaDiagonal = [1, 2, 3]
+  gyroscopic = %v
+`
+	momentum := func(st graph.State, m *mass.RigidMass) geom.Vec3 {
+		x, v := st.Vec(graph.Position), st.Vec(graph.Velocity)
+		R := geom.Quat{x[3], x[4], x[5], x[6]}.Mat()
+		return R.Mul(m.BodyInertia()).MulT(R).MulVec(geom.Vec3{v[3], v[4], v[5]})
+	}
+	drift := func(gyroscopic bool) (dL, dE float64) {
+		s := graphtest.MustLoad(t, "free.toml", fmt.Sprintf(scene, gyroscopic))
+		st := graphtest.Find[graph.State](t, s, "body/frame")
+		m := graphtest.Find[*mass.RigidMass](t, s, "body/mass")
+		L0 := momentum(st, m)
+		E0, _ := s.Energies()
+		for i := 0; i < 10000; i++ { // 1 s, about half a turn
+			if err := s.Step(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		E1, _ := s.Energies()
+		return momentum(st, m).Sub(L0).Norm() / L0.Norm(), math.Abs(E1-E0) / E0
+	}
+	dL, dE := drift(true)
+	t.Logf("gyroscopic = true: |ΔL|/|L| = %.2e, |ΔE|/E = %.2e after 1 s at dt = 1e-4 s", dL, dE)
+	// First-order scheme: the drift is proportional to dt (measured 2.7e-5
+	// at dt = 1e-4 s and 5.4e-5 at 2e-4 s, for both L and E); 1e-4 leaves
+	// a margin of 4 and is 5000× below the drift without the term.
+	if dL > 1e-4 || dE > 1e-4 {
+		t.Errorf("gyroscopic = true: angular momentum drifts %.2e, energy %.2e (want ≤ 1e-4)", dL, dE)
+	}
+	dL, _ = drift(false)
+	t.Logf("gyroscopic = false: |ΔL|/|L| = %.2e", dL)
+	if dL < 0.05 {
+		t.Errorf("gyroscopic = false: angular momentum drifts only %.2e; the test no longer shows the gyroscopic term", dL)
+	}
+}
