@@ -311,6 +311,10 @@ func (o *Ops) ComputeDf(df, dx VecID, m, b, k float64) {
 		if ni.mass != nil && m != 0 {
 			ni.mass.AddMDx(dfv, dxv, m)
 		}
+		if ni.mass != nil && (k != 0 || b != 0) {
+			// Masses are force fields too (gravity, gyroscopic torque).
+			ni.mass.AddDForce(dfv, dxv, k, b)
+		}
 	}
 	if k != 0 || b != 0 {
 		for _, ia := range o.interactions {
