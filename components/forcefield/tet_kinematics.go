@@ -1,0 +1,212 @@
+package forcefield
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/sofago/sofago/geom"
+)
+
+// tetElements is the rest-shape data of a linear tetrahedral mesh that every
+// tetrahedral force field of this package shares (corotational FEM here,
+// hyperelastic laws later): for element e with vertices (x₀, x₁, x₂, x₃),
+//
+//	Dm = [X₁−X₀, X₂−X₀, X₃−X₀]   (rest edge matrix, columns)
+//	Ds = [x₁−x₀, x₂−x₀, x₃−x₀]   (current edge matrix)
+//	F  = Ds Dm⁻¹                 (deformation gradient, constant per element)
+//	V  = det(Dm)/6               (rest volume)
+//
+// The shape functions have constant gradients ∇Nᵢ = Dm⁻ᵀ eᵢ (row i of
+// Dm⁻¹) for i = 1, 2, 3 and ∇N₀ = −(∇N₁ + ∇N₂ + ∇N₃). An element energy
+// V·Ψ(F) with first Piola–Kirchhoff stress P = ∂Ψ/∂F gives the vertex
+// forces fᵢ = −V P ∇Nᵢ: the columns of −V P Dm⁻ᵀ for vertices 1..3 and
+// minus their sum for vertex 0 (Sifakis & Barbič, "FEM simulation of 3D
+// deformable solids", SIGGRAPH 2012 course, Sec. 4). Force differentials
+// follow with dP in place of P and dF = dDs Dm⁻¹.
+//
+// Per-element results go to a flat array of 12 numbers per element (the
+// forces on corners 0..3, xyz each); gatherAdd sums them per vertex over
+// a precomputed vertex → (element, corner) incidence list (CSR), always in
+// increasing element order. Element loops and vertex loops can then both
+// run in parallel with results independent of the number of workers.
+type tetElements struct {
+	numPoints int
+	idx       []int32   // 4 per element: vertex indices
+	dmInv     []float64 // 9 per element: Dm⁻¹, row-major
+	vol       []float64 // rest volume per element (> 0)
+	// incStart[v] .. incStart[v+1] index incSlot, which holds 4·e + corner
+	// for every element e incident to vertex v, by increasing e.
+	incStart []int32
+	incSlot  []int32
+}
+
+// degenerateRatio is the smallest |det Dm| / (longest edge)³ accepted for a
+// rest element. A regular tetrahedron has 0.71, a Kuhn cube tetrahedron
+// 0.19; below 1e-8 the inverse Dm⁻¹ carries a condition number beyond 1e8
+// and the element's forces lose half their digits.
+const degenerateRatio = 1e-8
+
+// newTetElements builds the rest data of tets over the flat rest positions
+// rest (3 numbers per point). It fails on an index out of range, a
+// degenerate element (|det Dm| ≤ 1e-8 · longest edge³) or an inverted one
+// (det Dm < 0), naming the first offending element and counting the others.
+func newTetElements(rest []float64, tets [][4]int) (*tetElements, error) {
+	np := len(rest) / 3
+	if np > math.MaxInt32 || 4*len(tets) > math.MaxInt32 {
+		return nil, fmt.Errorf("mesh too large: %d points, %d tetrahedra", np, len(tets))
+	}
+	ne := len(tets)
+	m := &tetElements{
+		numPoints: np,
+		idx:       make([]int32, 4*ne),
+		dmInv:     make([]float64, 9*ne),
+		vol:       make([]float64, ne),
+	}
+	for e, t := range tets {
+		for c, v := range t {
+			if v < 0 || v >= np {
+				return nil, fmt.Errorf("tetrahedron %d (vertices %d, %d, %d, %d): vertex index %d is out of range [0, %d) of the state's points",
+					e, t[0], t[1], t[2], t[3], v, np)
+			}
+			m.idx[4*e+c] = int32(v)
+		}
+	}
+	var firstBad error
+	nBad := 0
+	for e, t := range tets {
+		x0 := geom.At(rest, t[0])
+		a, b, c := geom.At(rest, t[1]).Sub(x0), geom.At(rest, t[2]).Sub(x0), geom.At(rest, t[3]).Sub(x0)
+		Dm := geom.Cols(a, b, c)
+		det := Dm.Det()
+		lmax := 0.0
+		for i := 0; i < 4; i++ {
+			for j := i + 1; j < 4; j++ {
+				lmax = math.Max(lmax, geom.At(rest, t[i]).Sub(geom.At(rest, t[j])).Norm())
+			}
+		}
+		var err error
+		switch {
+		case !(math.Abs(det) > degenerateRatio*lmax*lmax*lmax):
+			err = fmt.Errorf("tetrahedron %d (vertices %d, %d, %d, %d) is degenerate in the rest configuration: volume %.3g for a longest edge of %.3g (|volume| must exceed %g × edge³/6)",
+				e, t[0], t[1], t[2], t[3], det/6, lmax, degenerateRatio)
+		case det < 0:
+			err = fmt.Errorf("tetrahedron %d (vertices %d, %d, %d, %d) is inverted in the rest configuration (volume %.3g < 0); swap two of its vertices to orient it positively",
+				e, t[0], t[1], t[2], t[3], det/6)
+		}
+		if err != nil {
+			if firstBad == nil {
+				firstBad = err
+			}
+			nBad++
+			continue
+		}
+		inv, _ := Dm.Inverse()
+		copy(m.dmInv[9*e:9*e+9], inv[:])
+		m.vol[e] = det / 6
+	}
+	if nBad > 1 {
+		return nil, fmt.Errorf("%w (and %d more bad tetrahedra)", firstBad, nBad-1)
+	}
+	if firstBad != nil {
+		return nil, firstBad
+	}
+	// Incidence lists, CSR: count, prefix sum, fill in element order.
+	m.incStart = make([]int32, np+1)
+	for _, v := range m.idx {
+		m.incStart[v+1]++
+	}
+	for v := 0; v < np; v++ {
+		m.incStart[v+1] += m.incStart[v]
+	}
+	m.incSlot = make([]int32, 4*ne)
+	next := append([]int32(nil), m.incStart[:np]...)
+	for s, v := range m.idx {
+		m.incSlot[next[v]] = int32(s)
+		next[v]++
+	}
+	return m, nil
+}
+
+// numElements returns the number of tetrahedra.
+func (m *tetElements) numElements() int { return len(m.vol) }
+
+// volume returns the rest volume of element e.
+func (m *tetElements) volume(e int) float64 { return m.vol[e] }
+
+// vertices returns the vertex indices of element e.
+func (m *tetElements) vertices(e int) [4]int {
+	i := m.idx[4*e : 4*e+4 : 4*e+4]
+	return [4]int{int(i[0]), int(i[1]), int(i[2]), int(i[3])}
+}
+
+// restInverse returns Dm⁻¹ of element e.
+func (m *tetElements) restInverse(e int) geom.Mat3 {
+	return geom.Mat3(m.dmInv[9*e : 9*e+9])
+}
+
+// shapeGradients returns ∇N₀ … ∇N₃ of element e (constant over it).
+func (m *tetElements) shapeGradients(e int) [4]geom.Vec3 {
+	B := m.restInverse(e)
+	g1, g2, g3 := B.Row(0), B.Row(1), B.Row(2)
+	return [4]geom.Vec3{g1.Add(g2).Add(g3).Scale(-1), g1, g2, g3}
+}
+
+// gradient returns G·Dm⁻¹ with G = [u₁−u₀, u₂−u₀, u₃−u₀] for the vertex
+// values u (3 per point) of element e: the deformation gradient F for
+// positions, its differential dF for displacements.
+func (m *tetElements) gradient(e int, u []float64) geom.Mat3 {
+	ix := m.idx[4*e : 4*e+4 : 4*e+4]
+	i0, i1, i2, i3 := 3*int(ix[0]), 3*int(ix[1]), 3*int(ix[2]), 3*int(ix[3])
+	p0 := u[i0 : i0+3 : i0+3]
+	p1 := u[i1 : i1+3 : i1+3]
+	p2 := u[i2 : i2+3 : i2+3]
+	p3 := u[i3 : i3+3 : i3+3]
+	B := m.dmInv[9*e : 9*e+9 : 9*e+9]
+	var F geom.Mat3
+	for r := 0; r < 3; r++ {
+		d1, d2, d3 := p1[r]-p0[r], p2[r]-p0[r], p3[r]-p0[r]
+		F[3*r] = d1*B[0] + d2*B[3] + d3*B[6]
+		F[3*r+1] = d1*B[1] + d2*B[4] + d3*B[7]
+		F[3*r+2] = d1*B[2] + d2*B[5] + d3*B[8]
+	}
+	return F
+}
+
+// nodalForces writes into out[0:12] the vertex forces s·P·∇Nᵢ of element e
+// for i = 0..3: with s = −V they are the elastic forces of stress P, with
+// s = −V·k the force differentials of dP scaled by k.
+func (m *tetElements) nodalForces(e int, P *geom.Mat3, s float64, out []float64) {
+	B := m.dmInv[9*e : 9*e+9 : 9*e+9]
+	o := out[:12:12]
+	for r := 0; r < 3; r++ {
+		// Row r of P Dm⁻ᵀ: (P Dm⁻ᵀ)_rj = Σ_k P_rk B_jk.
+		p0, p1, p2 := s*P[3*r], s*P[3*r+1], s*P[3*r+2]
+		f1 := p0*B[0] + p1*B[1] + p2*B[2]
+		f2 := p0*B[3] + p1*B[4] + p2*B[5]
+		f3 := p0*B[6] + p1*B[7] + p2*B[8]
+		o[3+r] = f1
+		o[6+r] = f2
+		o[9+r] = f3
+		o[r] = -(f1 + f2 + f3)
+	}
+}
+
+// gatherAdd adds to f the per-vertex sums of the per-element results elem
+// (12 per element) for the vertices in [lo, hi), in the fixed incidence
+// order.
+func (m *tetElements) gatherAdd(f, elem []float64, lo, hi int) {
+	start, slots := m.incStart, m.incSlot
+	for v := lo; v < hi; v++ {
+		var sx, sy, sz float64
+		for _, s := range slots[start[v]:start[v+1]] {
+			q := elem[3*int(s) : 3*int(s)+3 : 3*int(s)+3]
+			sx += q[0]
+			sy += q[1]
+			sz += q[2]
+		}
+		fv := f[3*v : 3*v+3 : 3*v+3]
+		fv[0] += sx
+		fv[1] += sy
+		fv[2] += sz
+	}
+}

@@ -1,0 +1,743 @@
+package forcefield
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/sofago/sofago/geom"
+	"github.com/sofago/sofago/graph"
+)
+
+// TetrahedronFEMForceField is the corotational linear-elastic tetrahedral
+// FEM of SOFA, written per element in terms of the deformation gradient
+// F = Ds Dm⁻¹ and the first Piola–Kirchhoff stress P (see tetElements):
+// element energy V·Ψ(F), vertex forces fᵢ = −V P ∇Nᵢ. With Lamé constants
+// μ = E/(2(1+ν)) and λ = Eν/((1+ν)(1−2ν)) the methods are:
+//
+//   - "small": linear FEM. ε = sym(F) − I, Ψ = μ ε:ε + λ/2 (tr ε)²,
+//     P = 2με + λ tr(ε) I. Not rotation invariant: a rigid rotation
+//     produces forces. Tangent: the constant K₀ (exact, whichever
+//     tangent is asked for).
+//   - "polar": F = R S (polar decomposition, S symmetric positive
+//     semi-definite), Ψ = μ|S − I|² + λ/2 (tr S − 3)²,
+//     P = 2μ(F − R) + λ(tr S − 3) R — the corotational energy of
+//     VegaFEM's CorotationalLinearFEM, whose force R K₀ (Rᵀx − x₀) it
+//     equals: with the polar R the dR term of the gradient vanishes, so
+//     f = −∇W exactly. Inverted elements (det F < 0) get a reflection R
+//     and are pushed towards the mirror image: use "svd" when elements
+//     may invert.
+//   - "svd": the same energy with R = U Vᵀ from the SVD F = U Σ̂ Vᵀ that
+//     keeps U and V rotations by negating the smallest singular value
+//     when det F < 0 (Irving, Teran & Fedkiw 2004, invertible FEM), and
+//     S = V Σ̂ Vᵀ. Identical to "polar" for non-inverted elements; for
+//     inverted ones it gives a force restoring the orientation.
+//   - "large": R from the QR (Gram–Schmidt) decomposition F = R U of the
+//     columns of F (U upper triangular, positive diagonal), as SOFA's
+//     "large" builds its frame from element edges; but unlike SOFA's
+//     force R K₀(Rᵀx − x₀), which is not the gradient of any energy, the
+//     force here derives from Ψ = μ|sym(U) − I|² + λ/2 (tr U − 3)², so it
+//     is conservative. With G = 2μ(sym(U) − I) + λ(tr U − 3) I,
+//     P = R(G − A U⁻ᵀ) where A is the strictly lower triangular matrix
+//     with A_ij = (G Uᵀ)_ij − (G Uᵀ)_ji: the second term accounts for the
+//     change of R with F (R does not make RᵀF symmetric, so its change
+//     does not drop out as with the polar R).
+//
+// Tangents (AddDForce), chosen by `tangent`:
+//   - "exact" (default): the derivative of the force, K = ∂f/∂x, for every
+//     method. For polar and svd, dP = 2μ(dF − dR) + λ tr(RᵀdF) R +
+//     λ(tr S − 3) dR with dR = R[ω]× and (tr(S) I − S) ω = axial(RᵀdF −
+//     dFᵀR). For svd, tr(S) I − S has eigenvalues σ̂ᵢ + σ̂ⱼ, which vanish
+//     where an inverted element's rotation is not differentiable (two
+//     singular values of equal magnitude, one negated): each σ̂ᵢ + σ̂ⱼ is
+//     kept at least 1e-6·Σ|σ̂| in magnitude (sign kept), so there the
+//     tangent is bounded and approximate. For large, dP is the exact
+//     derivative of the closed form above (see largeDStress).
+//   - "warped": the stiffness-warping approximation K ≈ R K₀ Rᵀ per
+//     element (Müller & Gross 2004; SOFA's and VegaFEM's warp = 1): cheap,
+//     symmetric and negative semi-definite, but not the derivative of the
+//     force, so Newton iterations converge only linearly with it. For
+//     "small" R = I and it equals the exact tangent.
+//
+// The force field reads its tetrahedra from the node's topology and its
+// rest shape from the state's rest positions (graph.RestPosition), and
+// acts on the Vec3 state of its node. AddForce caches per element what
+// AddDForce needs (the linearisation is at the x of the most recent
+// AddForce). Element loops run in parallel on all cores; every vertex sums
+// its elements' contributions in a fixed order, so results are bitwise
+// identical whatever the number of workers.
+type TetrahedronFEMForceField struct {
+	graph.ObjectBase
+	Method       string  `toml:"method" doc:"corotational formulation: small (linear FEM), large (rotation from the QR decomposition of F, conservative), polar (polar decomposition), svd (invertible: rotation from the sign-corrected SVD)" enum:"small,large,polar,svd"`
+	YoungModulus float64 `toml:"youngModulus" doc:"Young's modulus E" unit:"Pa" range:"(0,inf)"`
+	PoissonRatio float64 `toml:"poissonRatio" doc:"Poisson's ratio ν" range:"(-1,0.5)"`
+	Tangent      string  `toml:"tangent" doc:"stiffness used by implicit solvers: exact (the derivative of the force) or warped (R K₀ Rᵀ per element, approximate)" enum:"exact,warped"`
+
+	mesh          *tetElements
+	mu, lambda    float64
+	method        femMethod
+	warped        bool
+	stride        int       // cached numbers per element
+	cache         []float64 // linearisation data per element, from AddForce
+	linearised    bool      // cache holds the data of some AddForce
+	elem          []float64 // 12 per element: per-element forces or df
+	energies      []float64 // per-element energies for PotentialEnergy
+	runner        parallelRunner
+	forceBody     func(lo, hi int)
+	dforceBody    func(lo, hi int)
+	energyBody    func(lo, hi int)
+	gatherBody    func(lo, hi int)
+	argX, argOut  []float64 // arguments of the current call, for the bodies
+	argK          float64
+	argEnergyOnly bool
+}
+
+type femMethod int
+
+const (
+	methodSmall femMethod = iota
+	methodLarge
+	methodPolar
+	methodSVD
+)
+
+// Cached numbers per element, by method and tangent.
+const (
+	strideRotation = 9  // warped: R
+	stridePolar    = 16 // exact polar/svd: R, (tr S·I − S)⁻¹ (6), λ(tr S − 3) − 2μ
+	strideLarge    = 27 // exact large: R, U (6), U⁻¹ (3), G (6), B (3)
+)
+
+// Grain sizes of the parallel loops: below these a hand-off to another
+// goroutine (microseconds) costs more than it saves.
+const (
+	minElementChunk = 256
+	minVertexChunk  = 512
+)
+
+func init() {
+	graph.Register(graph.TypeInfo{
+		Name:    "TetrahedronFEMForceField",
+		Kind:    graph.KindForceField,
+		Summary: "Corotational linear-elastic tetrahedral FEM (SOFA's TetrahedronFEMForceField): method small (linear), large (QR rotation, conservative), polar, or svd (invertible); exact or stiffness-warping tangent.",
+		New:     func() graph.Object { return NewTetrahedronFEMForceField() },
+	})
+}
+
+// NewTetrahedronFEMForceField returns a force field with SOFA's defaults:
+// method "large", E = 5000 Pa, ν = 0.45, exact tangent.
+func NewTetrahedronFEMForceField() *TetrahedronFEMForceField {
+	return &TetrahedronFEMForceField{
+		ObjectBase:   graph.ObjectBase{Name: "TetrahedronFEMForceField", TypeName: "TetrahedronFEMForceField"},
+		Method:       "large",
+		YoungModulus: 5000,
+		PoissonRatio: 0.45,
+		Tangent:      "exact",
+	}
+}
+
+// Validate checks the material and the enumerations (for objects built in
+// code; the loader checks the tags too).
+func (c *TetrahedronFEMForceField) Validate() error {
+	switch c.Method {
+	case "small":
+		c.method = methodSmall
+	case "large":
+		c.method = methodLarge
+	case "polar":
+		c.method = methodPolar
+	case "svd":
+		c.method = methodSVD
+	default:
+		return fmt.Errorf("method = %q is not one of small, large, polar, svd", c.Method)
+	}
+	switch c.Tangent {
+	case "exact":
+		c.warped = false
+	case "warped":
+		c.warped = true
+	default:
+		return fmt.Errorf("tangent = %q is not one of exact, warped", c.Tangent)
+	}
+	if !(c.YoungModulus > 0) || math.IsInf(c.YoungModulus, 0) {
+		return fmt.Errorf("youngModulus = %g must be positive and finite", c.YoungModulus)
+	}
+	if !(c.PoissonRatio > -1 && c.PoissonRatio < 0.5) {
+		return fmt.Errorf("poissonRatio = %g is out of range (-1, 0.5)", c.PoissonRatio)
+	}
+	return nil
+}
+
+// Init reads the tetrahedra of the node's topology and the rest positions
+// of its Vec3 state, and precomputes the element data.
+func (c *TetrahedronFEMForceField) Init() error {
+	if err := c.Validate(); err != nil {
+		return c.Wrap(err)
+	}
+	if c.Node == nil {
+		return c.Errorf("not attached to a node")
+	}
+	st := c.Node.State()
+	if st == nil {
+		return c.Errorf("no mechanical state in node %q: add a MechanicalObject (template Vec3)", c.Node.Path())
+	}
+	if tn := st.Template().Name(); tn != "Vec3" {
+		return c.Errorf("state %q has template %s; TetrahedronFEMForceField acts on Vec3 points", st.Base().Name, tn)
+	}
+	topo := c.Node.Topology()
+	if topo == nil {
+		return c.Errorf("no topology in node %q or its ancestors: add one with tetrahedra (e.g. RegularGridTopology)", c.Node.Path())
+	}
+	tets := topo.Tetrahedra()
+	if len(tets) == 0 {
+		return c.Errorf("topology %q has no tetrahedra", topo.Base().Name)
+	}
+	rest := st.Vec(graph.RestPosition)
+	mesh, err := newTetElements(rest, tets)
+	if err != nil {
+		return c.Errorf("topology %q: %w", topo.Base().Name, err)
+	}
+	c.setup(mesh)
+	return nil
+}
+
+// setup sizes the buffers and builds the loop bodies (once, so that calls
+// allocate nothing).
+func (c *TetrahedronFEMForceField) setup(mesh *tetElements) {
+	c.mesh = mesh
+	E, nu := c.YoungModulus, c.PoissonRatio
+	c.mu = E / (2 * (1 + nu))
+	c.lambda = E * nu / ((1 + nu) * (1 - 2*nu))
+	switch {
+	case c.method == methodSmall:
+		c.stride = 0
+	case c.warped:
+		c.stride = strideRotation
+	case c.method == methodLarge:
+		c.stride = strideLarge
+	default:
+		c.stride = stridePolar
+	}
+	ne := mesh.numElements()
+	c.cache = make([]float64, c.stride*ne)
+	c.elem = make([]float64, 12*ne)
+	c.energies = make([]float64, ne)
+	c.linearised = false
+	c.forceBody = c.forceRange
+	c.dforceBody = c.dforceRange
+	c.energyBody = c.energyRange
+	c.gatherBody = func(lo, hi int) { c.mesh.gatherAdd(c.argOut, c.elem, lo, hi) }
+}
+
+// Lame returns the Lamé constants μ and λ in use.
+func (c *TetrahedronFEMForceField) Lame() (mu, lambda float64) { return c.mu, c.lambda }
+
+// NumElements returns the number of tetrahedra (0 before Init).
+func (c *TetrahedronFEMForceField) NumElements() int {
+	if c.mesh == nil {
+		return 0
+	}
+	return c.mesh.numElements()
+}
+
+// AddForce implements graph.ForceField: f += −∂W/∂x, and caches the
+// element rotations (and what the exact tangent needs) for AddDForce.
+func (c *TetrahedronFEMForceField) AddForce(f, x, v []float64) {
+	if c.mesh == nil {
+		return
+	}
+	c.argX = x
+	c.runner.run(c.mesh.numElements(), minElementChunk, c.forceBody)
+	c.linearised = true
+	c.argOut = f
+	c.runner.run(c.mesh.numPoints, minVertexChunk, c.gatherBody)
+	c.argX, c.argOut = nil, nil
+}
+
+// AddDForce implements graph.ForceField: df += kFactor·K·dx (the force has
+// no velocity dependence, so bFactor plays no part). K is the tangent
+// chosen by `tangent`, at the x of the most recent AddForce (at the state's
+// current position if AddForce was never called).
+func (c *TetrahedronFEMForceField) AddDForce(df, dx []float64, kFactor, bFactor float64) {
+	if c.mesh == nil || kFactor == 0 {
+		return
+	}
+	if !c.linearised && c.stride > 0 {
+		// Linearise at the current position: the forces computed on the
+		// way are discarded.
+		c.argX = c.Node.State().Vec(graph.Position)
+		c.runner.run(c.mesh.numElements(), minElementChunk, c.forceBody)
+		c.linearised = true
+	}
+	c.argX, c.argK = dx, kFactor
+	c.runner.run(c.mesh.numElements(), minElementChunk, c.dforceBody)
+	c.argOut = df
+	c.runner.run(c.mesh.numPoints, minVertexChunk, c.gatherBody)
+	c.argX, c.argOut = nil, nil
+}
+
+// PotentialEnergy implements graph.ForceField: W = Σ V Ψ(F). It leaves the
+// AddDForce linearisation untouched.
+func (c *TetrahedronFEMForceField) PotentialEnergy(x []float64) float64 {
+	if c.mesh == nil {
+		return 0
+	}
+	c.argX = x
+	c.runner.run(c.mesh.numElements(), minElementChunk, c.energyBody)
+	c.argX = nil
+	w := 0.0
+	for _, e := range c.energies {
+		w += e
+	}
+	return w
+}
+
+// energyRange computes the element energies of [lo, hi).
+func (c *TetrahedronFEMForceField) energyRange(lo, hi int) {
+	m, x := c.mesh, c.argX
+	for e := lo; e < hi; e++ {
+		c.energies[e] = m.vol[e] * c.energyDensity(m.gradient(e, x))
+	}
+}
+
+// energyDensity returns Ψ(F) for the method.
+func (c *TetrahedronFEMForceField) energyDensity(F geom.Mat3) float64 {
+	mu, lam := c.mu, c.lambda
+	switch c.method {
+	case methodSmall:
+		e00, e11, e22 := F[0]-1, F[4]-1, F[8]-1
+		e01, e02, e12 := 0.5*(F[1]+F[3]), 0.5*(F[2]+F[6]), 0.5*(F[5]+F[7])
+		tr := e00 + e11 + e22
+		return mu*(e00*e00+e11*e11+e22*e22+2*(e01*e01+e02*e02+e12*e12)) + 0.5*lam*tr*tr
+	case methodLarge:
+		var r largeElement
+		r.decompose(&F)
+		u := &r.U
+		d0, d1, d2 := u[0]-1, u[3]-1, u[5]-1
+		tr := d0 + d1 + d2
+		return mu*(d0*d0+d1*d1+d2*d2+0.5*(u[1]*u[1]+u[2]*u[2]+u[4]*u[4])) + 0.5*lam*tr*tr
+	default:
+		var R, S geom.Mat3
+		if c.method == methodSVD {
+			R, S, _ = svdRotation(&F)
+		} else {
+			R, S = geom.Polar(F)
+		}
+		_ = R
+		d0, d1, d2 := S[0]-1, S[4]-1, S[8]-1
+		tr := d0 + d1 + d2
+		return mu*(d0*d0+d1*d1+d2*d2+2*(S[1]*S[1]+S[2]*S[2]+S[5]*S[5])) + 0.5*lam*tr*tr
+	}
+}
+
+// forceRange computes the element forces of [lo, hi) into c.elem and
+// caches the linearisation data.
+func (c *TetrahedronFEMForceField) forceRange(lo, hi int) {
+	switch c.method {
+	case methodSmall:
+		c.forceSmall(lo, hi)
+	case methodLarge:
+		c.forceLarge(lo, hi)
+	default:
+		c.forceRotational(lo, hi)
+	}
+}
+
+// dforceRange computes the element force differentials of [lo, hi).
+func (c *TetrahedronFEMForceField) dforceRange(lo, hi int) {
+	switch {
+	case c.method == methodSmall:
+		c.dforceSmall(lo, hi)
+	case c.warped:
+		c.dforceWarped(lo, hi)
+	case c.method == methodLarge:
+		c.dforceLarge(lo, hi)
+	default:
+		c.dforceRotational(lo, hi)
+	}
+}
+
+// linearStress returns 2μ sym(G) + λ tr(G) I, the linear-elastic stress of
+// a displacement gradient G (also the differential of that stress).
+func linearStress(G *geom.Mat3, mu2, lam float64) geom.Mat3 {
+	t := lam * (G[0] + G[4] + G[8])
+	mu := 0.5 * mu2
+	s01, s02, s12 := mu*(G[1]+G[3]), mu*(G[2]+G[6]), mu*(G[5]+G[7])
+	return geom.Mat3{
+		mu2*G[0] + t, s01, s02,
+		s01, mu2*G[4] + t, s12,
+		s02, s12, mu2*G[8] + t,
+	}
+}
+
+func (c *TetrahedronFEMForceField) forceSmall(lo, hi int) {
+	m, x, mu2, lam := c.mesh, c.argX, 2*c.mu, c.lambda
+	for e := lo; e < hi; e++ {
+		F := m.gradient(e, x)
+		F[0]--
+		F[4]--
+		F[8]--
+		P := linearStress(&F, mu2, lam)
+		m.nodalForces(e, &P, -m.vol[e], c.elem[12*e:])
+	}
+}
+
+func (c *TetrahedronFEMForceField) dforceSmall(lo, hi int) {
+	m, dx, mu2, lam := c.mesh, c.argX, 2*c.mu, c.lambda
+	for e := lo; e < hi; e++ {
+		dF := m.gradient(e, dx)
+		dP := linearStress(&dF, mu2, lam)
+		m.nodalForces(e, &dP, -m.vol[e]*c.argK, c.elem[12*e:])
+	}
+}
+
+// dforceWarped applies the stiffness-warping tangent R K₀ Rᵀ:
+// dP = R (2μ sym(X) + λ tr(X) I) with X = RᵀdF.
+func (c *TetrahedronFEMForceField) dforceWarped(lo, hi int) {
+	m, dx, mu2, lam, st := c.mesh, c.argX, 2*c.mu, c.lambda, c.stride
+	for e := lo; e < hi; e++ {
+		dF := m.gradient(e, dx)
+		R := geom.Mat3(c.cache[st*e : st*e+9])
+		X := R.TMul(dF)
+		Y := linearStress(&X, mu2, lam)
+		dP := R.Mul(Y)
+		m.nodalForces(e, &dP, -m.vol[e]*c.argK, c.elem[12*e:])
+	}
+}
+
+// forceRotational handles polar and svd: P = 2μ(F − R) + λ(tr S − 3) R.
+func (c *TetrahedronFEMForceField) forceRotational(lo, hi int) {
+	m, x, mu2, lam, st := c.mesh, c.argX, 2*c.mu, c.lambda, c.stride
+	svd := c.method == methodSVD
+	for e := lo; e < hi; e++ {
+		F := m.gradient(e, x)
+		var R, S geom.Mat3
+		var minv [6]float64
+		if svd {
+			R, S, minv = svdRotation(&F)
+		} else {
+			R, S = geom.Polar(F)
+			minv = rotationRateInverse(&S)
+		}
+		t := S[0] + S[4] + S[8] - 3
+		var P geom.Mat3
+		a := lam * t
+		for i := range P {
+			P[i] = mu2*(F[i]-R[i]) + a*R[i]
+		}
+		m.nodalForces(e, &P, -m.vol[e], c.elem[12*e:])
+		cc := c.cache[st*e : st*e+st]
+		copy(cc[:9], R[:])
+		if st == stridePolar {
+			copy(cc[9:15], minv[:])
+			cc[15] = a - mu2
+		}
+	}
+}
+
+// dforceRotational is the exact tangent of polar and svd:
+// dP = 2μ dF + λ tr(X) R + (λ(tr S − 3) − 2μ) dR, X = RᵀdF,
+// dR = R[ω]×, ω = (tr S·I − S)⁻¹ axial(X − Xᵀ).
+func (c *TetrahedronFEMForceField) dforceRotational(lo, hi int) {
+	m, dx, mu2, lam := c.mesh, c.argX, 2*c.mu, c.lambda
+	for e := lo; e < hi; e++ {
+		dF := m.gradient(e, dx)
+		cc := c.cache[stridePolar*e : stridePolar*e+stridePolar]
+		R := (*[9]float64)(cc[:9])
+		mi := cc[9:15:15]
+		// X = RᵀdF: its trace and the axial vector of X − Xᵀ.
+		trX := 0.0
+		for i := 0; i < 9; i++ {
+			trX += R[i] * dF[i]
+		}
+		x01 := R[0]*dF[1] + R[3]*dF[4] + R[6]*dF[7]
+		x10 := R[1]*dF[0] + R[4]*dF[3] + R[7]*dF[6]
+		x02 := R[0]*dF[2] + R[3]*dF[5] + R[6]*dF[8]
+		x20 := R[2]*dF[0] + R[5]*dF[3] + R[8]*dF[6]
+		x12 := R[1]*dF[2] + R[4]*dF[5] + R[7]*dF[8]
+		x21 := R[2]*dF[1] + R[5]*dF[4] + R[8]*dF[7]
+		a0, a1, a2 := x21-x12, x02-x20, x10-x01
+		w0 := mi[0]*a0 + mi[1]*a1 + mi[2]*a2
+		w1 := mi[1]*a0 + mi[3]*a1 + mi[4]*a2
+		w2 := mi[2]*a0 + mi[4]*a1 + mi[5]*a2
+		// dR = R [ω]×: columns ω₂r₁ − ω₁r₂, ω₀r₂ − ω₂r₀, ω₁r₀ − ω₀r₁.
+		cr, lt := cc[15], lam*trX
+		var dP geom.Mat3
+		for r := 0; r < 9; r += 3 {
+			r0, r1, r2 := R[r], R[r+1], R[r+2]
+			dP[r] = mu2*dF[r] + lt*r0 + cr*(w2*r1-w1*r2)
+			dP[r+1] = mu2*dF[r+1] + lt*r1 + cr*(w0*r2-w2*r0)
+			dP[r+2] = mu2*dF[r+2] + lt*r2 + cr*(w1*r0-w0*r1)
+		}
+		m.nodalForces(e, &dP, -m.vol[e]*c.argK, c.elem[12*e:])
+	}
+}
+
+// rotationRateInverse returns the upper triangle (00, 01, 02, 11, 12, 22)
+// of (tr(S)·I − S)⁻¹ for a symmetric S, the matrix that turns
+// axial(RᵀdF − dFᵀR) into the rotation rate ω. Its eigenvalues are the
+// sums σᵢ + σⱼ of pairs of eigenvalues of S; when their product is tiny
+// against the scale of S (S of rank ≤ 1 for the polar S) it goes through
+// the eigen-decomposition with the sums clamped (see clampedRateInverse).
+func rotationRateInverse(S *geom.Mat3) [6]float64 {
+	m00, m11, m22 := S[4]+S[8], S[0]+S[8], S[0]+S[4]
+	m01, m02, m12 := -S[1], -S[2], -S[5]
+	c00 := m11*m22 - m12*m12
+	c11 := m00*m22 - m02*m02
+	c22 := m00*m11 - m01*m01
+	c01 := m02*m12 - m01*m22
+	c02 := m01*m12 - m02*m11
+	c12 := m01*m02 - m00*m12
+	det := m00*c00 + m01*c01 + m02*c02
+	scale := math.Abs(m00) + math.Abs(m11) + math.Abs(m22)
+	if math.Abs(det) > 1e-12*scale*scale*scale {
+		inv := 1 / det
+		return [6]float64{c00 * inv, c01 * inv, c02 * inv, c11 * inv, c12 * inv, c22 * inv}
+	}
+	lam, V := geom.SymEigen(*S)
+	return clampedRateInverse(lam, &V)
+}
+
+// clampedRateInverse returns V diag(1/dᵢ) Vᵀ (upper triangle) with
+// d = (s₁+s₂, s₀+s₂, s₀+s₁), each sum kept at least 1e-6·Σ|sᵢ| in
+// magnitude with its sign (+ for 0). The sums vanish exactly where the
+// rotation of F stops being differentiable; there the clamp keeps the
+// tangent bounded (and approximate).
+func clampedRateInverse(s geom.Vec3, V *geom.Mat3) [6]float64 {
+	floor := 1e-6 * (math.Abs(s[0]) + math.Abs(s[1]) + math.Abs(s[2]))
+	if floor == 0 {
+		floor = 1e-300
+	}
+	d := geom.Vec3{s[1] + s[2], s[0] + s[2], s[0] + s[1]}
+	for i := range d {
+		if math.Abs(d[i]) < floor {
+			if d[i] < 0 {
+				d[i] = -floor
+			} else {
+				d[i] = floor
+			}
+		}
+		d[i] = 1 / d[i]
+	}
+	var out [6]float64
+	k := 0
+	for i := 0; i < 3; i++ {
+		for j := i; j < 3; j++ {
+			out[k] = V[3*i]*d[0]*V[3*j] + V[3*i+1]*d[1]*V[3*j+1] + V[3*i+2]*d[2]*V[3*j+2]
+			k++
+		}
+	}
+	return out
+}
+
+// svdRotation returns the rotation R, the stretch S = RᵀF and the rate
+// inverse (tr S·I − S)⁻¹ of the invertible-FEM decomposition of F. For a
+// non-inverted, non-degenerate F this is the polar decomposition (fast
+// path); otherwise R = U Vᵀ and S = V Σ̂ Vᵀ from the sign-corrected SVD.
+func svdRotation(F *geom.Mat3) (R, S geom.Mat3, minv [6]float64) {
+	det := F.Det()
+	n2 := 0.0
+	for _, v := range F {
+		n2 += v * v
+	}
+	if det > 1e-10*n2*math.Sqrt(n2) {
+		R, S = geom.Polar(*F)
+		if R.Det() > 0 {
+			return R, S, rotationRateInverse(&S)
+		}
+	}
+	U, s, V := geom.SVD(*F)
+	R = U.MulT(V)
+	S = V.Mul(geom.Diag(s)).MulT(V)
+	S[1] = 0.5 * (S[1] + S[3])
+	S[3] = S[1]
+	S[2] = 0.5 * (S[2] + S[6])
+	S[6] = S[2]
+	S[5] = 0.5 * (S[5] + S[7])
+	S[7] = S[5]
+	return R, S, clampedRateInverse(s, &V)
+}
+
+// largeElement holds the QR decomposition F = R U of the "large" method
+// and the stress terms its tangent reuses.
+type largeElement struct {
+	R geom.Mat3
+	// U upper triangle: U00, U01, U02, U11, U12, U22.
+	U [6]float64
+	// Entries of U⁻¹ that the formulas use: (U⁻¹)00, (U⁻¹)01, (U⁻¹)11.
+	Ui [3]float64
+	// G = 2μ(sym U − I) + λ(tr U − 3) I, upper triangle as U.
+	G [6]float64
+	// B = A U⁻ᵀ, strictly lower: B10, B20, B21.
+	B [3]float64
+}
+
+// minPivot bounds the first two diagonal entries of U away from zero: an
+// element whose first two rest edges become parallel (or the first one
+// collapses) has no QR rotation; it then gets an arbitrary completion and
+// a large but finite tangent.
+const minPivot = 1e-12
+
+// decompose sets R and U from F = R U by Gram–Schmidt on the columns of F:
+// r₀ = f₀/|f₀|, r₁ = the part of f₁ orthogonal to r₀, normalised,
+// r₂ = r₀ × r₁ (so R is a rotation and U₂₂ < 0 for an inverted element).
+func (q *largeElement) decompose(F *geom.Mat3) {
+	f0 := geom.Vec3{F[0], F[3], F[6]}
+	f1 := geom.Vec3{F[1], F[4], F[7]}
+	f2 := geom.Vec3{F[2], F[5], F[8]}
+	u00 := f0.Norm()
+	var r0 geom.Vec3
+	if u00 > minPivot {
+		r0 = f0.Scale(1 / u00)
+	} else {
+		u00 = minPivot
+		r0 = geom.Vec3{1, 0, 0}
+	}
+	u01 := r0.Dot(f1)
+	w := f1.Sub(r0.Scale(u01))
+	u11 := w.Norm()
+	var r1 geom.Vec3
+	if u11 > minPivot {
+		r1 = w.Scale(1 / u11)
+	} else {
+		u11 = minPivot
+		r1 = perpendicular(r0)
+	}
+	r2 := r0.Cross(r1)
+	q.R = geom.Cols(r0, r1, r2)
+	q.U = [6]float64{u00, u01, r0.Dot(f2), u11, r1.Dot(f2), r2.Dot(f2)}
+}
+
+// perpendicular returns a unit vector orthogonal to the unit vector u.
+func perpendicular(u geom.Vec3) geom.Vec3 {
+	a := geom.Vec3{1, 0, 0}
+	if math.Abs(u[0]) > 0.5 {
+		a = geom.Vec3{0, 1, 0}
+	}
+	return u.Cross(a).Normalized()
+}
+
+// stress completes the element after decompose: G, U⁻¹, B, and returns
+// P = R (G − B).
+//
+// Derivation (U = RᵀF, Ω = RᵀdR skew): dU = RᵀdF − ΩU must stay upper
+// triangular, so dU U⁻¹ = M − Ω is upper triangular with M = RᵀdF U⁻¹,
+// which fixes Ω from the strictly lower part of M. Then
+// dΨ = G:dU = (RG):dF − (GUᵀ):Ω, and (GUᵀ):Ω = A:M with A strictly lower,
+// A_ij = H_ij − H_ji, H = GUᵀ; A:M = (R A U⁻ᵀ):dF. Hence
+// P = R(G − A U⁻ᵀ) = R(G − B). Only the leading 2×2 block of U⁻¹ enters.
+func (q *largeElement) stress(mu, lam float64) geom.Mat3 {
+	u := &q.U
+	ui00, ui11 := 1/u[0], 1/u[3]
+	q.Ui = [3]float64{ui00, -u[1] * ui00 * ui11, ui11}
+	t := lam * (u[0] + u[3] + u[5] - 3)
+	mu2 := 2 * mu
+	g := &q.G
+	*g = [6]float64{mu2*(u[0]-1) + t, mu * u[1], mu * u[2], mu2*(u[3]-1) + t, mu * u[4], mu2*(u[5]-1) + t}
+	// H = G Uᵀ, H_ij = Σ_k G_ik U_jk (k ≥ j); only its antisymmetric
+	// lower part A is needed.
+	h10 := g[1]*u[0] + g[3]*u[1] + g[4]*u[2]
+	h01 := g[1]*u[3] + g[2]*u[4]
+	h20 := g[2]*u[0] + g[4]*u[1] + g[5]*u[2]
+	h02 := g[2] * u[5]
+	h21 := g[4]*u[3] + g[5]*u[4]
+	h12 := g[4] * u[5]
+	a10, a20, a21 := h10-h01, h20-h02, h21-h12
+	// B = A U⁻ᵀ (strictly lower).
+	q.B = [3]float64{a10 * ui00, a20*ui00 + a21*q.Ui[1], a21 * ui11}
+	Q := geom.Mat3{
+		g[0], g[1], g[2],
+		g[1] - q.B[0], g[3], g[4],
+		g[2] - q.B[1], g[4] - q.B[2], g[5],
+	}
+	return q.R.Mul(Q)
+}
+
+func (c *TetrahedronFEMForceField) forceLarge(lo, hi int) {
+	m, x, st := c.mesh, c.argX, c.stride
+	var q largeElement
+	for e := lo; e < hi; e++ {
+		F := m.gradient(e, x)
+		q.decompose(&F)
+		P := q.stress(c.mu, c.lambda)
+		m.nodalForces(e, &P, -m.vol[e], c.elem[12*e:])
+		cc := c.cache[st*e : st*e+st]
+		copy(cc[:9], q.R[:])
+		if st == strideLarge {
+			copy(cc[9:15], q.U[:])
+			copy(cc[15:18], q.Ui[:])
+			copy(cc[18:24], q.G[:])
+			copy(cc[24:27], q.B[:])
+		}
+	}
+}
+
+func (c *TetrahedronFEMForceField) dforceLarge(lo, hi int) {
+	m, dx := c.mesh, c.argX
+	for e := lo; e < hi; e++ {
+		dF := m.gradient(e, dx)
+		cc := c.cache[strideLarge*e : strideLarge*e+strideLarge]
+		dP := largeDStress(cc, &dF, c.mu, c.lambda)
+		m.nodalForces(e, &dP, -m.vol[e]*c.argK, c.elem[12*e:])
+	}
+}
+
+// largeDStress returns the exact differential dP of the "large" stress
+// P = R(G − B) for a change dF, from the cached element data cc
+// (R, U, U⁻¹, G, B as laid out by forceLarge):
+//
+//	X  = RᵀdF;  Ω skew with Ω_ij = (X U⁻¹)_ij for i > j
+//	dU = X − ΩU (upper triangular)
+//	dG = 2μ sym(dU) + λ tr(dU) I
+//	dA_ij = dH_ij − dH_ji (i > j), dH = dG Uᵀ + G dUᵀ
+//	dB = (dA − B dUᵀ) U⁻ᵀ
+//	dP = R (Ω (G − B) + dG − dB)
+//
+// Every triangular product is written out, skipping structural zeros.
+func largeDStress(cc []float64, dF *geom.Mat3, mu, lam float64) geom.Mat3 {
+	cc = cc[:strideLarge:strideLarge]
+	R := (*geom.Mat3)(cc[:9])
+	u := cc[9:15:15]
+	ui := cc[15:18:18]
+	g := cc[18:24:24]
+	b := cc[24:27:27]
+	X := R.TMul(*dF)
+	// Strictly lower part of M = X U⁻¹.
+	m10 := X[3] * ui[0]
+	m20 := X[6] * ui[0]
+	m21 := X[6]*ui[1] + X[7]*ui[2]
+	// dU = X − ΩU, Ω = [[0, −m10, −m20], [m10, 0, −m21], [m20, m21, 0]].
+	du00 := X[0]
+	du01 := X[1] + m10*u[3]
+	du02 := X[2] + m10*u[4] + m20*u[5]
+	du11 := X[4] - m10*u[1]
+	du12 := X[5] - m10*u[2] + m21*u[5]
+	du22 := X[8] - m20*u[2] - m21*u[4]
+	mu2 := 2 * mu
+	t := lam * (du00 + du11 + du22)
+	dg00, dg11, dg22 := mu2*du00+t, mu2*du11+t, mu2*du22+t
+	dg01, dg02, dg12 := mu*du01, mu*du02, mu*du12
+	// dH = dG Uᵀ + G dUᵀ, the six off-diagonal entries.
+	dh10 := dg01*u[0] + dg11*u[1] + dg12*u[2] + g[1]*du00 + g[3]*du01 + g[4]*du02
+	dh01 := dg01*u[3] + dg02*u[4] + g[1]*du11 + g[2]*du12
+	dh20 := dg02*u[0] + dg12*u[1] + dg22*u[2] + g[2]*du00 + g[4]*du01 + g[5]*du02
+	dh02 := dg02*u[5] + g[2]*du22
+	dh21 := dg12*u[3] + dg22*u[4] + g[4]*du11 + g[5]*du12
+	dh12 := dg12*u[5] + g[4]*du22
+	// C = dA − B dUᵀ (strictly lower), dB = C U⁻ᵀ.
+	c10 := dh10 - dh01 - b[0]*du00
+	c20 := dh20 - dh02 - b[1]*du00 - b[2]*du01
+	c21 := dh21 - dh12 - b[2]*du11
+	db10 := c10 * ui[0]
+	db20 := c20*ui[0] + c21*ui[1]
+	db21 := c21 * ui[2]
+	// Q = G − B and T = ΩQ + dG − dB.
+	q00, q01, q02 := g[0], g[1], g[2]
+	q10, q11, q12 := g[1]-b[0], g[3], g[4]
+	q20, q21, q22 := g[2]-b[1], g[4]-b[2], g[5]
+	T := geom.Mat3{
+		-m10*q10 - m20*q20 + dg00, -m10*q11 - m20*q21 + dg01, -m10*q12 - m20*q22 + dg02,
+		m10*q00 - m21*q20 + dg01 - db10, m10*q01 - m21*q21 + dg11, m10*q02 - m21*q22 + dg12,
+		m20*q00 + m21*q10 + dg02 - db20, m20*q01 + m21*q11 + dg12 - db21, m20*q02 + m21*q12 + dg22,
+	}
+	return R.Mul(T)
+}
