@@ -1,0 +1,151 @@
+package constraint
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/sofago/sofago/graph"
+)
+
+// FixedConstraint clamps DOFs of its node's state (SOFA's FixedConstraint):
+// the selected DOFs keep the coordinates they had at Init, their velocities
+// are zero, and every derivative vector a solver projects (forces, search
+// directions, velocity changes) has its components there zeroed.
+//
+// It is generic over the template: a Vec3 point loses its 3 derivative
+// components, a Rigid3 frame its 6 (translation and rotation), a Vec1
+// coordinate its one. DOFs are selected by exactly one of indices, box
+// (on the first three rest coordinates, i.e. the position of a point or the
+// origin of a frame) or fixAll. Selecting nothing is an error, never a
+// silent no-op.
+type FixedConstraint struct {
+	graph.ObjectBase
+	Indices []int     `toml:"indices" doc:"0-based indices of the fixed DOFs" range:"[0,inf)"`
+	Box     []float64 `toml:"box" doc:"[xmin, ymin, zmin, xmax, ymax, zmax]: fix the DOFs whose rest position lies inside (bounds included)" unit:"m"`
+	FixAll  bool      `toml:"fixAll" doc:"fix every DOF of the state"`
+
+	fixed  []int     // sorted, unique
+	x0     []float64 // coordinates of the fixed DOFs at Init, CoordSize each
+	cs, ds int
+}
+
+func init() {
+	graph.Register(graph.TypeInfo{
+		Name:    "FixedConstraint",
+		Kind:    graph.KindConstraint,
+		Summary: "Clamps selected DOFs (indices, a box on rest positions, or all) at their initial coordinates: zero velocity, and their components of every projected derivative vector zeroed. Works for any template (Vec3 points, Rigid3 frames, ...).",
+		New:     func() graph.Object { return &FixedConstraint{} },
+	})
+}
+
+// Validate checks that exactly one selection is given and the box is well formed.
+func (c *FixedConstraint) Validate() error {
+	given := 0
+	for _, g := range []bool{len(c.Indices) > 0, len(c.Box) > 0, c.FixAll} {
+		if g {
+			given++
+		}
+	}
+	switch {
+	case given == 0:
+		return fmt.Errorf("nothing to fix: give indices, box or fixAll")
+	case given > 1:
+		return fmt.Errorf("give only one of indices, box and fixAll")
+	}
+	return checkBox(c.Box)
+}
+
+// checkBox checks a [xmin ymin zmin xmax ymax zmax] box (nil is no box).
+func checkBox(box []float64) error {
+	if box == nil {
+		return nil
+	}
+	if len(box) != 6 {
+		return fmt.Errorf("box has %d numbers, want 6: [xmin, ymin, zmin, xmax, ymax, zmax]", len(box))
+	}
+	for a := 0; a < 3; a++ {
+		if box[a] > box[a+3] {
+			return fmt.Errorf("box min[%d] = %g is greater than max[%d] = %g", a, box[a], a, box[a+3])
+		}
+	}
+	return nil
+}
+
+// inBox reports whether the first three coordinates p lie in box (inclusive).
+func inBox(box []float64, p []float64) bool {
+	return p[0] >= box[0] && p[0] <= box[3] &&
+		p[1] >= box[1] && p[1] <= box[4] &&
+		p[2] >= box[2] && p[2] <= box[5]
+}
+
+// Init resolves the selection against the state and records the initial
+// coordinates of the fixed DOFs.
+func (c *FixedConstraint) Init() error {
+	if err := c.Validate(); err != nil {
+		return c.Wrap(err)
+	}
+	st := c.Node.State()
+	if st == nil {
+		return c.Errorf("needs a mechanical state in the same node")
+	}
+	tmpl := st.Template()
+	c.cs, c.ds = tmpl.CoordSize(), tmpl.DerivSize()
+	n := st.Size()
+	c.fixed = c.fixed[:0]
+	switch {
+	case c.FixAll:
+		for i := 0; i < n; i++ {
+			c.fixed = append(c.fixed, i)
+		}
+	case len(c.Indices) > 0:
+		for _, i := range c.Indices {
+			if i < 0 || i >= n {
+				return c.Errorf("index %d is out of range: state %q has %d DOFs (indices are 0-based)", i, st.Base().Name, n)
+			}
+		}
+		c.fixed = append(c.fixed, c.Indices...)
+		slices.Sort(c.fixed)
+		c.fixed = slices.Compact(c.fixed)
+	default:
+		if c.cs < 3 {
+			return c.Errorf("box selection needs 3 position coordinates; template %s has %d: give indices", tmpl.Name(), c.cs)
+		}
+		rest := st.Vec(graph.RestPosition)
+		for i := 0; i < n; i++ {
+			if inBox(c.Box, rest[c.cs*i:]) {
+				c.fixed = append(c.fixed, i)
+			}
+		}
+		if len(c.fixed) == 0 {
+			return c.Errorf("box %v contains no rest position of state %q (%d DOFs): nothing would be fixed", c.Box, st.Base().Name, n)
+		}
+	}
+	x := st.Vec(graph.Position)
+	c.x0 = make([]float64, 0, c.cs*len(c.fixed))
+	for _, i := range c.fixed {
+		c.x0 = append(c.x0, x[c.cs*i:c.cs*i+c.cs]...)
+	}
+	return nil
+}
+
+// Fixed returns the indices of the fixed DOFs, sorted (not a copy).
+func (c *FixedConstraint) Fixed() []int { return c.fixed }
+
+// ProjectResponse zeroes the derivative components of the fixed DOFs.
+func (c *FixedConstraint) ProjectResponse(dx []float64) {
+	ds := c.ds
+	for _, i := range c.fixed {
+		clear(dx[ds*i : ds*i+ds])
+	}
+}
+
+// ProjectPosition puts the fixed DOFs back at their initial coordinates.
+func (c *FixedConstraint) ProjectPosition(x []float64, t float64) {
+	cs := c.cs
+	for k, i := range c.fixed {
+		copy(x[cs*i:cs*i+cs], c.x0[cs*k:cs*k+cs])
+	}
+}
+
+// ProjectVelocity zeroes the velocities of the fixed DOFs.
+func (c *FixedConstraint) ProjectVelocity(v []float64, t float64) { c.ProjectResponse(v) }
