@@ -368,9 +368,15 @@ func (r *lineRecord) keyLine(k string) int {
 	return r.line
 }
 
+// child returns the record of the i-th [[...kind]] table under r. Tables
+// written inline (node = [{...}]) have no record of their own: they get an
+// empty one located at the line of the key that holds them.
 func (r *lineRecord) child(kind string, i int) *lineRecord {
-	if r == nil || i >= len(r.children[kind]) {
-		return nil
+	if r == nil {
+		return newRecord(0)
+	}
+	if i >= len(r.children[kind]) {
+		return newRecord(r.keyLine(kind))
 	}
 	return r.children[kind][i]
 }
@@ -405,7 +411,12 @@ func indexLines(text string) *lineRecord {
 				}
 				cur = attachHeader(root, strings.TrimSpace(t[2:end]), lineNo)
 			case strings.HasPrefix(t, "["):
-				cur = nil // a plain table we do not track
+				// A plain table: not part of the scene structure; remember
+				// where it is so an error about it has a line.
+				if end := strings.Index(t, "]"); end > 0 {
+					noteHeader(root, strings.TrimSpace(t[1:end]), lineNo)
+				}
+				cur = nil
 			default:
 				if eq := strings.Index(t, "="); eq > 0 && cur != nil {
 					key := strings.TrimSpace(t[:eq])
@@ -434,6 +445,7 @@ func attachHeader(root *lineRecord, path string, line int) *lineRecord {
 	for i, s := range segs {
 		s = strings.TrimSpace(s)
 		if s != "node" && !(s == "object" && i == len(segs)-1) {
+			noteHeader(root, path, line)
 			return nil
 		}
 		if i == len(segs)-1 {
@@ -448,6 +460,27 @@ func attachHeader(root *lineRecord, path string, line int) *lineRecord {
 		cur = kids[len(kids)-1]
 	}
 	return nil
+}
+
+// noteHeader records a header the scene structure does not know ([node],
+// [[nodes]], [[node.objects]]) as a key of the table it would belong to, so
+// the "unknown key" error it causes names its line.
+func noteHeader(root *lineRecord, path string, line int) {
+	segs := strings.Split(path, ".")
+	cur := root
+	for _, s := range segs {
+		s = strings.TrimSpace(s)
+		kids := cur.children["node"]
+		if s == "node" && len(kids) > 0 && len(segs) > 1 {
+			cur = kids[len(kids)-1]
+			segs = segs[1:]
+			continue
+		}
+		if _, seen := cur.keys[s]; !seen {
+			cur.keys[s] = line
+		}
+		return
+	}
 }
 
 // scanCode returns the line without its comment, the multi-line string

@@ -32,7 +32,11 @@ type Ops struct {
 	interactions []InteractionForceField
 
 	scene     *Scene
-	allocated []VecID
+	freeIDs   []VecID // local id free list when there is no scene
+	nextLocal VecID
+
+	// Per-interaction scratch slices of state vectors, reused each call.
+	iaVecs [][4][][]float64
 }
 
 // nodeInfo is what a traversal needs of one node.
@@ -109,13 +113,19 @@ func (o *Ops) AllocDeriv() VecID { return o.alloc(false) }
 func (o *Ops) AllocCoord() VecID { return o.alloc(true) }
 
 func (o *Ops) alloc(coord bool) VecID {
-	id := firstTempVec
+	var id VecID
 	if o.scene != nil {
 		id = o.scene.nextVec()
 	} else {
-		id = firstTempVec + VecID(len(o.allocated))
+		// Ops built on a bare node tree (tests): ids reused through a
+		// local free list.
+		if n := len(o.freeIDs); n > 0 {
+			id, o.freeIDs = o.freeIDs[n-1], o.freeIDs[:n-1]
+		} else {
+			id = firstTempVec + o.nextLocal
+			o.nextLocal++
+		}
 	}
-	o.allocated = append(o.allocated, id)
 	for _, s := range o.independent {
 		s.Alloc(id, coord)
 	}
@@ -130,6 +140,8 @@ func (o *Ops) Free(ids ...VecID) {
 		}
 		if o.scene != nil {
 			o.scene.freeVec(id)
+		} else if id >= firstTempVec {
+			o.freeIDs = append(o.freeIDs, id)
 		}
 	}
 }
@@ -259,9 +271,9 @@ func (o *Ops) ComputeForce(f VecID) {
 			ni.mass.AddForce(fv, x, v)
 		}
 	}
-	for _, ia := range o.interactions {
+	for j, ia := range o.interactions {
 		sts := ia.States()
-		fs, xs, vs := make([][]float64, len(sts)), make([][]float64, len(sts)), make([][]float64, len(sts))
+		fs, xs, vs := o.scratch(j, 0, len(sts)), o.scratch(j, 1, len(sts)), o.scratch(j, 2, len(sts))
 		for i, s := range sts {
 			fs[i] = s.Vec(o.idFor(s, f, Force))
 			xs[i], vs[i] = s.Vec(Position), s.Vec(Velocity)
@@ -317,9 +329,9 @@ func (o *Ops) ComputeDf(df, dx VecID, m, b, k float64) {
 		}
 	}
 	if k != 0 || b != 0 {
-		for _, ia := range o.interactions {
+		for j, ia := range o.interactions {
 			sts := ia.States()
-			dfs, dxs := make([][]float64, len(sts)), make([][]float64, len(sts))
+			dfs, dxs := o.scratch(j, 0, len(sts)), o.scratch(j, 1, len(sts))
 			for i, s := range sts {
 				dfs[i] = s.Vec(o.idFor(s, df, DForce))
 				dxs[i] = s.Vec(o.idFor(s, dx, Dx))
@@ -415,9 +427,9 @@ func (o *Ops) PotentialEnergy() float64 {
 			e += ni.mass.PotentialEnergy(x)
 		}
 	}
-	for _, ia := range o.interactions {
+	for j, ia := range o.interactions {
 		sts := ia.States()
-		xs := make([][]float64, len(sts))
+		xs := o.scratch(j, 3, len(sts))
 		for i, s := range sts {
 			xs[i] = s.Vec(Position)
 		}
@@ -479,4 +491,15 @@ func (o *Ops) Diagnose() Object {
 		}
 	}
 	return nil
+}
+
+// scratch returns the reusable slice k of interaction j, of length n.
+func (o *Ops) scratch(j, k, n int) [][]float64 {
+	for len(o.iaVecs) <= j {
+		o.iaVecs = append(o.iaVecs, [4][][]float64{})
+	}
+	if cap(o.iaVecs[j][k]) < n {
+		o.iaVecs[j][k] = make([][]float64, n)
+	}
+	return o.iaVecs[j][k][:n]
 }
