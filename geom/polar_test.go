@@ -320,3 +320,37 @@ func BenchmarkSVDNearRotation(b *testing.B) {
 	}
 	_ = sink
 }
+
+func BenchmarkSymEigen(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	const n = 256
+	As := make([]Mat3, n)
+	for i := range As {
+		M := randMat(rng)
+		As[i] = M.TMul(M)
+	}
+	b.ResetTimer()
+	var sink float64
+	for i := 0; i < b.N; i++ {
+		l, _ := SymEigen(As[i%n])
+		sink += l[0]
+	}
+	_ = sink
+}
+
+func BenchmarkSVDInverted(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	const n = 256
+	Fs := make([]Mat3, n)
+	for i := range Fs {
+		M := randMat(rng).Scale(0.05)
+		Fs[i] = randRotation(rng).Mul(Diag(Vec3{1, 1, -0.5})).Mul(Identity3().Add(M.Add(M.T())))
+	}
+	b.ResetTimer()
+	var sink float64
+	for i := 0; i < b.N; i++ {
+		U, _, _ := SVD(Fs[i%n])
+		sink += U[0]
+	}
+	_ = sink
+}

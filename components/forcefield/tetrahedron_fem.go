@@ -316,13 +316,12 @@ func (c *TetrahedronFEMForceField) energyDensity(F geom.Mat3) float64 {
 		tr := d0 + d1 + d2
 		return mu*(d0*d0+d1*d1+d2*d2+0.5*(u[1]*u[1]+u[2]*u[2]+u[4]*u[4])) + 0.5*lam*tr*tr
 	default:
-		var R, S geom.Mat3
+		var S geom.Mat3
 		if c.method == methodSVD {
-			R, S, _ = svdRotation(&F)
+			_, S, _ = svdRotation(&F)
 		} else {
-			R, S = geom.Polar(F)
+			_, S = geom.Polar(F)
 		}
-		_ = R
 		d0, d1, d2 := S[0]-1, S[4]-1, S[8]-1
 		tr := d0 + d1 + d2
 		return mu*(d0*d0+d1*d1+d2*d2+2*(S[1]*S[1]+S[2]*S[2]+S[5]*S[5])) + 0.5*lam*tr*tr
