@@ -210,3 +210,47 @@ func (m *tetElements) gatherAdd(f, elem []float64, lo, hi int) {
 		fv[2] += sz
 	}
 }
+
+// tetAssembler runs per-element kernels over a tetElements mesh in
+// parallel and sums their per-element results (12 numbers per element,
+// written by the kernel into elem[12e:12e+12], e.g. by nodalForces) into
+// per-vertex vectors. The element pass and the vertex pass both split
+// their ranges over the workers; since each element writes only its own
+// slot and each vertex sums its slots in a fixed order, the result is
+// bitwise the same for any number of workers. Nothing is allocated per
+// call.
+type tetAssembler struct {
+	mesh   *tetElements
+	runner parallelRunner
+	elem   []float64 // 12 per element
+	out    []float64 // target of the current accumulate
+	gather func(lo, hi int)
+}
+
+// Grain sizes of the parallel loops: below these a hand-off to another
+// goroutine (microseconds) costs more than it saves.
+const (
+	minElementChunk = 256
+	minVertexChunk  = 512
+)
+
+func newTetAssembler(mesh *tetElements) *tetAssembler {
+	a := &tetAssembler{mesh: mesh, elem: make([]float64, 12*mesh.numElements())}
+	a.gather = func(lo, hi int) { a.mesh.gatherAdd(a.out, a.elem, lo, hi) }
+	return a
+}
+
+// elements runs body over all element indices, in parallel chunks.
+func (a *tetAssembler) elements(body func(lo, hi int)) {
+	a.runner.run(a.mesh.numElements(), minElementChunk, body)
+}
+
+// accumulate adds the per-element results to out (3 per vertex).
+func (a *tetAssembler) accumulate(out []float64) {
+	a.out = out
+	a.runner.run(a.mesh.numPoints, minVertexChunk, a.gather)
+	a.out = nil
+}
+
+// setWorkers fixes the number of workers (0: runtime.GOMAXPROCS(0)).
+func (a *tetAssembler) setWorkers(n int) { a.runner.workers = n }

@@ -72,23 +72,21 @@ type TetrahedronFEMForceField struct {
 	PoissonRatio float64 `toml:"poissonRatio" doc:"Poisson's ratio ν" range:"(-1,0.5)"`
 	Tangent      string  `toml:"tangent" doc:"stiffness used by implicit solvers: exact (the derivative of the force) or warped (R K₀ Rᵀ per element, approximate)" enum:"exact,warped"`
 
-	mesh          *tetElements
-	mu, lambda    float64
-	method        femMethod
-	warped        bool
-	stride        int       // cached numbers per element
-	cache         []float64 // linearisation data per element, from AddForce
-	linearised    bool      // cache holds the data of some AddForce
-	elem          []float64 // 12 per element: per-element forces or df
-	energies      []float64 // per-element energies for PotentialEnergy
-	runner        parallelRunner
-	forceBody     func(lo, hi int)
-	dforceBody    func(lo, hi int)
-	energyBody    func(lo, hi int)
-	gatherBody    func(lo, hi int)
-	argX, argOut  []float64 // arguments of the current call, for the bodies
-	argK          float64
-	argEnergyOnly bool
+	mesh       *tetElements
+	asm        *tetAssembler
+	elem       []float64 // asm's per-element results (12 per element)
+	mu, lambda float64
+	method     femMethod
+	warped     bool
+	stride     int       // cached numbers per element
+	cache      []float64 // linearisation data per element, from AddForce
+	linearised bool      // cache holds the data of some AddForce
+	energies   []float64 // per-element energies for PotentialEnergy
+	forceBody  func(lo, hi int)
+	dforceBody func(lo, hi int)
+	energyBody func(lo, hi int)
+	argX       []float64 // position or dx of the current call, for the bodies
+	argK       float64   // kFactor of the current AddDForce
 }
 
 type femMethod int
@@ -105,13 +103,6 @@ const (
 	strideRotation = 9  // warped: R
 	stridePolar    = 16 // exact polar/svd: R, (tr S·I − S)⁻¹ (6), λ(tr S − 3) − 2μ
 	strideLarge    = 27 // exact large: R, U (6), U⁻¹ (3), G (6), B (3)
-)
-
-// Grain sizes of the parallel loops: below these a hand-off to another
-// goroutine (microseconds) costs more than it saves.
-const (
-	minElementChunk = 256
-	minVertexChunk  = 512
 )
 
 func init() {
@@ -219,13 +210,13 @@ func (c *TetrahedronFEMForceField) setup(mesh *tetElements) {
 	}
 	ne := mesh.numElements()
 	c.cache = make([]float64, c.stride*ne)
-	c.elem = make([]float64, 12*ne)
+	c.asm = newTetAssembler(mesh)
+	c.elem = c.asm.elem
 	c.energies = make([]float64, ne)
 	c.linearised = false
 	c.forceBody = c.forceRange
 	c.dforceBody = c.dforceRange
 	c.energyBody = c.energyRange
-	c.gatherBody = func(lo, hi int) { c.mesh.gatherAdd(c.argOut, c.elem, lo, hi) }
 }
 
 // Lame returns the Lamé constants μ and λ in use.
@@ -246,11 +237,10 @@ func (c *TetrahedronFEMForceField) AddForce(f, x, v []float64) {
 		return
 	}
 	c.argX = x
-	c.runner.run(c.mesh.numElements(), minElementChunk, c.forceBody)
+	c.asm.elements(c.forceBody)
+	c.argX = nil
 	c.linearised = true
-	c.argOut = f
-	c.runner.run(c.mesh.numPoints, minVertexChunk, c.gatherBody)
-	c.argX, c.argOut = nil, nil
+	c.asm.accumulate(f)
 }
 
 // AddDForce implements graph.ForceField: df += kFactor·K·dx (the force has
@@ -265,14 +255,13 @@ func (c *TetrahedronFEMForceField) AddDForce(df, dx []float64, kFactor, bFactor 
 		// Linearise at the current position: the forces computed on the
 		// way are discarded.
 		c.argX = c.Node.State().Vec(graph.Position)
-		c.runner.run(c.mesh.numElements(), minElementChunk, c.forceBody)
+		c.asm.elements(c.forceBody)
 		c.linearised = true
 	}
 	c.argX, c.argK = dx, kFactor
-	c.runner.run(c.mesh.numElements(), minElementChunk, c.dforceBody)
-	c.argOut = df
-	c.runner.run(c.mesh.numPoints, minVertexChunk, c.gatherBody)
-	c.argX, c.argOut = nil, nil
+	c.asm.elements(c.dforceBody)
+	c.argX = nil
+	c.asm.accumulate(df)
 }
 
 // PotentialEnergy implements graph.ForceField: W = Σ V Ψ(F). It leaves the
@@ -282,7 +271,7 @@ func (c *TetrahedronFEMForceField) PotentialEnergy(x []float64) float64 {
 		return 0
 	}
 	c.argX = x
-	c.runner.run(c.mesh.numElements(), minElementChunk, c.energyBody)
+	c.asm.elements(c.energyBody)
 	c.argX = nil
 	w := 0.0
 	for _, e := range c.energies {
@@ -317,7 +306,7 @@ func (c *TetrahedronFEMForceField) energyDensity(F geom.Mat3) float64 {
 		return mu*(d0*d0+d1*d1+d2*d2+0.5*(u[1]*u[1]+u[2]*u[2]+u[4]*u[4])) + 0.5*lam*tr*tr
 	default:
 		var S geom.Mat3
-		if c.method == methodSVD {
+		if c.method == methodSVD && !clearlyPositive(&F) {
 			_, S, _ = svdRotation(&F)
 		} else {
 			_, S = geom.Polar(F)
@@ -393,12 +382,30 @@ func (c *TetrahedronFEMForceField) dforceSmall(lo, hi int) {
 // dP = R (2μ sym(X) + λ tr(X) I) with X = RᵀdF.
 func (c *TetrahedronFEMForceField) dforceWarped(lo, hi int) {
 	m, dx, mu2, lam, st := c.mesh, c.argX, 2*c.mu, c.lambda, c.stride
+	mu := 0.5 * mu2
 	for e := lo; e < hi; e++ {
 		dF := m.gradient(e, dx)
-		R := geom.Mat3(c.cache[st*e : st*e+9])
-		X := R.TMul(dF)
-		Y := linearStress(&X, mu2, lam)
-		dP := R.Mul(Y)
+		R := (*geom.Mat3)(c.cache[st*e : st*e+9])
+		// Y = 2μ sym(X) + λ tr(X) I, X = RᵀdF, in scalars.
+		x00 := R[0]*dF[0] + R[3]*dF[3] + R[6]*dF[6]
+		x11 := R[1]*dF[1] + R[4]*dF[4] + R[7]*dF[7]
+		x22 := R[2]*dF[2] + R[5]*dF[5] + R[8]*dF[8]
+		x01 := R[0]*dF[1] + R[3]*dF[4] + R[6]*dF[7]
+		x10 := R[1]*dF[0] + R[4]*dF[3] + R[7]*dF[6]
+		x02 := R[0]*dF[2] + R[3]*dF[5] + R[6]*dF[8]
+		x20 := R[2]*dF[0] + R[5]*dF[3] + R[8]*dF[6]
+		x12 := R[1]*dF[2] + R[4]*dF[5] + R[7]*dF[8]
+		x21 := R[2]*dF[1] + R[5]*dF[4] + R[8]*dF[7]
+		t := lam * (x00 + x11 + x22)
+		y00, y11, y22 := mu2*x00+t, mu2*x11+t, mu2*x22+t
+		y01, y02, y12 := mu*(x01+x10), mu*(x02+x20), mu*(x12+x21)
+		var dP geom.Mat3
+		for r := 0; r < 9; r += 3 {
+			r0, r1, r2 := R[r], R[r+1], R[r+2]
+			dP[r] = r0*y00 + r1*y01 + r2*y02
+			dP[r+1] = r0*y01 + r1*y11 + r2*y12
+			dP[r+2] = r0*y02 + r1*y12 + r2*y22
+		}
 		m.nodalForces(e, &dP, -m.vol[e]*c.argK, c.elem[12*e:])
 	}
 }
@@ -411,7 +418,7 @@ func (c *TetrahedronFEMForceField) forceRotational(lo, hi int) {
 		F := m.gradient(e, x)
 		var R, S geom.Mat3
 		var minv [6]float64
-		if svd {
+		if svd && !clearlyPositive(&F) {
 			R, S, minv = svdRotation(&F)
 		} else {
 			R, S = geom.Polar(F)
@@ -528,22 +535,25 @@ func clampedRateInverse(s geom.Vec3, V *geom.Mat3) [6]float64 {
 	return out
 }
 
-// svdRotation returns the rotation R, the stretch S = RᵀF and the rate
-// inverse (tr S·I − S)⁻¹ of the invertible-FEM decomposition of F. For a
-// non-inverted, non-degenerate F this is the polar decomposition (fast
-// path); otherwise R = U Vᵀ and S = V Σ̂ Vᵀ from the sign-corrected SVD.
-func svdRotation(F *geom.Mat3) (R, S geom.Mat3, minv [6]float64) {
-	det := F.Det()
+// clearlyPositive reports whether det F > 1e-10·‖F‖³: F is then neither
+// inverted nor numerically singular, its polar rotation is a rotation and
+// equals the invertible-FEM rotation, and geom.Polar computes it by
+// iteration (its SVD fallback uses the same threshold).
+func clearlyPositive(F *geom.Mat3) bool {
+	det := F[0]*(F[4]*F[8]-F[5]*F[7]) - F[1]*(F[3]*F[8]-F[5]*F[6]) + F[2]*(F[3]*F[7]-F[4]*F[6])
 	n2 := 0.0
 	for _, v := range F {
 		n2 += v * v
 	}
-	if det > 1e-10*n2*math.Sqrt(n2) {
-		R, S = geom.Polar(*F)
-		if R.Det() > 0 {
-			return R, S, rotationRateInverse(&S)
-		}
-	}
+	return det > 1e-10*n2*math.Sqrt(n2)
+}
+
+// svdRotation returns the rotation R, the stretch S = RᵀF and the rate
+// inverse (tr S·I − S)⁻¹ of the invertible-FEM decomposition of F from the
+// sign-corrected SVD F = U Σ̂ Vᵀ: R = U Vᵀ, S = V Σ̂ Vᵀ. For clearly
+// positive F this is the polar decomposition, which the callers use
+// instead (faster).
+func svdRotation(F *geom.Mat3) (R, S geom.Mat3, minv [6]float64) {
 	U, s, V := geom.SVD(*F)
 	R = U.MulT(V)
 	S = V.Mul(geom.Diag(s)).MulT(V)
@@ -580,30 +590,36 @@ const minPivot = 1e-12
 // r₀ = f₀/|f₀|, r₁ = the part of f₁ orthogonal to r₀, normalised,
 // r₂ = r₀ × r₁ (so R is a rotation and U₂₂ < 0 for an inverted element).
 func (q *largeElement) decompose(F *geom.Mat3) {
-	f0 := geom.Vec3{F[0], F[3], F[6]}
-	f1 := geom.Vec3{F[1], F[4], F[7]}
-	f2 := geom.Vec3{F[2], F[5], F[8]}
-	u00 := f0.Norm()
-	var r0 geom.Vec3
+	// Scalars rather than Vec3 values: the compiler keeps them in
+	// registers (small arrays go through memory).
+	a0, a1, a2 := F[0], F[3], F[6]
+	b0, b1, b2 := F[1], F[4], F[7]
+	c0, c1, c2 := F[2], F[5], F[8]
+	u00 := math.Sqrt(a0*a0 + a1*a1 + a2*a2)
+	r00, r10, r20 := 1.0, 0.0, 0.0
 	if u00 > minPivot {
-		r0 = f0.Scale(1 / u00)
+		s := 1 / u00
+		r00, r10, r20 = a0*s, a1*s, a2*s
 	} else {
 		u00 = minPivot
-		r0 = geom.Vec3{1, 0, 0}
 	}
-	u01 := r0.Dot(f1)
-	w := f1.Sub(r0.Scale(u01))
-	u11 := w.Norm()
-	var r1 geom.Vec3
+	u01 := r00*b0 + r10*b1 + r20*b2
+	w0, w1, w2 := b0-u01*r00, b1-u01*r10, b2-u01*r20
+	u11 := math.Sqrt(w0*w0 + w1*w1 + w2*w2)
+	var r01, r11, r21 float64
 	if u11 > minPivot {
-		r1 = w.Scale(1 / u11)
+		s := 1 / u11
+		r01, r11, r21 = w0*s, w1*s, w2*s
 	} else {
 		u11 = minPivot
-		r1 = perpendicular(r0)
+		p := perpendicular(geom.Vec3{r00, r10, r20})
+		r01, r11, r21 = p[0], p[1], p[2]
 	}
-	r2 := r0.Cross(r1)
-	q.R = geom.Cols(r0, r1, r2)
-	q.U = [6]float64{u00, u01, r0.Dot(f2), u11, r1.Dot(f2), r2.Dot(f2)}
+	r02 := r10*r21 - r20*r11
+	r12 := r20*r01 - r00*r21
+	r22 := r00*r11 - r10*r01
+	q.R = geom.Mat3{r00, r01, r02, r10, r11, r12, r20, r21, r22}
+	q.U = [6]float64{u00, u01, r00*c0 + r10*c1 + r20*c2, u11, r01*c0 + r11*c1 + r21*c2, r02*c0 + r12*c1 + r22*c2}
 }
 
 // perpendicular returns a unit vector orthogonal to the unit vector u.
@@ -648,7 +664,32 @@ func (q *largeElement) stress(mu, lam float64) geom.Mat3 {
 		g[1] - q.B[0], g[3], g[4],
 		g[2] - q.B[1], g[4] - q.B[2], g[5],
 	}
-	return q.R.Mul(Q)
+	return mul3(&q.R, &Q)
+}
+
+// mul3 returns A B (through pointers: no copies of the operands).
+func mul3(A, B *geom.Mat3) geom.Mat3 {
+	var C geom.Mat3
+	b := B
+	for r := 0; r < 9; r += 3 {
+		a0, a1, a2 := A[r], A[r+1], A[r+2]
+		C[r] = a0*b[0] + a1*b[3] + a2*b[6]
+		C[r+1] = a0*b[1] + a1*b[4] + a2*b[7]
+		C[r+2] = a0*b[2] + a1*b[5] + a2*b[8]
+	}
+	return C
+}
+
+// tmul3 returns Aᵀ B.
+func tmul3(A, B *geom.Mat3) geom.Mat3 {
+	var C geom.Mat3
+	for i := 0; i < 3; i++ {
+		a0, a1, a2 := A[i], A[3+i], A[6+i]
+		C[3*i] = a0*B[0] + a1*B[3] + a2*B[6]
+		C[3*i+1] = a0*B[1] + a1*B[4] + a2*B[7]
+		C[3*i+2] = a0*B[2] + a1*B[5] + a2*B[8]
+	}
+	return C
 }
 
 func (c *TetrahedronFEMForceField) forceLarge(lo, hi int) {
@@ -699,7 +740,7 @@ func largeDStress(cc []float64, dF *geom.Mat3, mu, lam float64) geom.Mat3 {
 	ui := cc[15:18:18]
 	g := cc[18:24:24]
 	b := cc[24:27:27]
-	X := R.TMul(*dF)
+	X := tmul3(R, dF)
 	// Strictly lower part of M = X U⁻¹.
 	m10 := X[3] * ui[0]
 	m20 := X[6] * ui[0]
@@ -738,5 +779,5 @@ func largeDStress(cc []float64, dF *geom.Mat3, mu, lam float64) geom.Mat3 {
 		m10*q00 - m21*q20 + dg01 - db10, m10*q01 - m21*q21 + dg11, m10*q02 - m21*q22 + dg12,
 		m20*q00 + m21*q10 + dg02 - db20, m20*q01 + m21*q11 + dg12 - db21, m20*q02 + m21*q12 + dg22,
 	}
-	return R.Mul(T)
+	return mul3(R, &T)
 }

@@ -28,7 +28,7 @@ func newFEMBench(b *testing.B, method, tangent string, workers int) *femBench {
   tangent = %q
   youngModulus = 1e6
   poissonRatio = 0.45`, method, tangent))
-	s.ff.runner.workers = workers
+	s.ff.asm.setWorkers(workers)
 	rng := rand.New(rand.NewPCG(1, 2))
 	x := transform(s.rest, randomDisplacement(rng, len(s.rest), 0.002), randomRotation(rng), geom.Vec3{})
 	fb := &femBench{s: s, x: x, dx: randomDisplacement(rng, len(x), 1e-3),

@@ -541,7 +541,7 @@ func TestDeterministicAcrossWorkers(t *testing.T) {
 		var f0, df0 []float64
 		var w0 float64
 		for _, workers := range []int{1, 2, 3} {
-			s.ff.runner.workers = workers
+			s.ff.asm.setWorkers(workers)
 			f := s.force(x)
 			df := s.dforce(d, 0.7)
 			w := s.ff.PotentialEnergy(x)
@@ -558,7 +558,7 @@ func TestDeterministicAcrossWorkers(t *testing.T) {
 				t.Fatalf("%s: energy with %d workers %v differs from %v", method, workers, w, w0)
 			}
 		}
-		s.ff.runner.workers = 0
+		s.ff.asm.setWorkers(0)
 	}
 }
 
