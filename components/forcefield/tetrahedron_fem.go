@@ -631,7 +631,7 @@ func perpendicular(u geom.Vec3) geom.Vec3 {
 	return u.Cross(a).Normalized()
 }
 
-// stress completes the element after decompose: G, U⁻¹, B, and returns
+// stress completes the element after decompose: G, U⁻¹, B, and sets
 // P = R (G − B).
 //
 // Derivation (U = RᵀF, Ω = RᵀdR skew): dU = RᵀdF − ΩU must stay upper
@@ -640,7 +640,7 @@ func perpendicular(u geom.Vec3) geom.Vec3 {
 // dΨ = G:dU = (RG):dF − (GUᵀ):Ω, and (GUᵀ):Ω = A:M with A strictly lower,
 // A_ij = H_ij − H_ji, H = GUᵀ; A:M = (R A U⁻ᵀ):dF. Hence
 // P = R(G − A U⁻ᵀ) = R(G − B). Only the leading 2×2 block of U⁻¹ enters.
-func (q *largeElement) stress(mu, lam float64) geom.Mat3 {
+func (q *largeElement) stress(P *geom.Mat3, mu, lam float64) {
 	u := &q.U
 	ui00, ui11 := 1/u[0], 1/u[3]
 	q.Ui = [3]float64{ui00, -u[1] * ui00 * ui11, ui11}
@@ -664,32 +664,28 @@ func (q *largeElement) stress(mu, lam float64) geom.Mat3 {
 		g[1] - q.B[0], g[3], g[4],
 		g[2] - q.B[1], g[4] - q.B[2], g[5],
 	}
-	return mul3(&q.R, &Q)
+	mulTo(P, &q.R, &Q)
 }
 
-// mul3 returns A B (through pointers: no copies of the operands).
-func mul3(A, B *geom.Mat3) geom.Mat3 {
-	var C geom.Mat3
-	b := B
+// mulTo sets C = A B (through pointers: no copies of the operands; C
+// must not alias A or B).
+func mulTo(C, A, B *geom.Mat3) {
 	for r := 0; r < 9; r += 3 {
 		a0, a1, a2 := A[r], A[r+1], A[r+2]
-		C[r] = a0*b[0] + a1*b[3] + a2*b[6]
-		C[r+1] = a0*b[1] + a1*b[4] + a2*b[7]
-		C[r+2] = a0*b[2] + a1*b[5] + a2*b[8]
+		C[r] = a0*B[0] + a1*B[3] + a2*B[6]
+		C[r+1] = a0*B[1] + a1*B[4] + a2*B[7]
+		C[r+2] = a0*B[2] + a1*B[5] + a2*B[8]
 	}
-	return C
 }
 
-// tmul3 returns Aᵀ B.
-func tmul3(A, B *geom.Mat3) geom.Mat3 {
-	var C geom.Mat3
+// tmulTo sets C = Aᵀ B (C must not alias A or B).
+func tmulTo(C, A, B *geom.Mat3) {
 	for i := 0; i < 3; i++ {
 		a0, a1, a2 := A[i], A[3+i], A[6+i]
 		C[3*i] = a0*B[0] + a1*B[3] + a2*B[6]
 		C[3*i+1] = a0*B[1] + a1*B[4] + a2*B[7]
 		C[3*i+2] = a0*B[2] + a1*B[5] + a2*B[8]
 	}
-	return C
 }
 
 func (c *TetrahedronFEMForceField) forceLarge(lo, hi int) {
@@ -698,7 +694,8 @@ func (c *TetrahedronFEMForceField) forceLarge(lo, hi int) {
 	for e := lo; e < hi; e++ {
 		F := m.gradient(e, x)
 		q.decompose(&F)
-		P := q.stress(c.mu, c.lambda)
+		var P geom.Mat3
+		q.stress(&P, c.mu, c.lambda)
 		m.nodalForces(e, &P, -m.vol[e], c.elem[12*e:])
 		cc := c.cache[st*e : st*e+st]
 		copy(cc[:9], q.R[:])
@@ -716,12 +713,13 @@ func (c *TetrahedronFEMForceField) dforceLarge(lo, hi int) {
 	for e := lo; e < hi; e++ {
 		dF := m.gradient(e, dx)
 		cc := c.cache[strideLarge*e : strideLarge*e+strideLarge]
-		dP := largeDStress(cc, &dF, c.mu, c.lambda)
+		var dP geom.Mat3
+		largeDStress(&dP, cc, &dF, c.mu, c.lambda)
 		m.nodalForces(e, &dP, -m.vol[e]*c.argK, c.elem[12*e:])
 	}
 }
 
-// largeDStress returns the exact differential dP of the "large" stress
+// largeDStress sets dP to the exact differential of the "large" stress
 // P = R(G − B) for a change dF, from the cached element data cc
 // (R, U, U⁻¹, G, B as laid out by forceLarge):
 //
@@ -733,14 +731,15 @@ func (c *TetrahedronFEMForceField) dforceLarge(lo, hi int) {
 //	dP = R (Ω (G − B) + dG − dB)
 //
 // Every triangular product is written out, skipping structural zeros.
-func largeDStress(cc []float64, dF *geom.Mat3, mu, lam float64) geom.Mat3 {
+func largeDStress(dP *geom.Mat3, cc []float64, dF *geom.Mat3, mu, lam float64) {
 	cc = cc[:strideLarge:strideLarge]
 	R := (*geom.Mat3)(cc[:9])
 	u := cc[9:15:15]
 	ui := cc[15:18:18]
 	g := cc[18:24:24]
 	b := cc[24:27:27]
-	X := tmul3(R, dF)
+	var X geom.Mat3
+	tmulTo(&X, R, dF)
 	// Strictly lower part of M = X U⁻¹.
 	m10 := X[3] * ui[0]
 	m20 := X[6] * ui[0]
@@ -779,5 +778,5 @@ func largeDStress(cc []float64, dF *geom.Mat3, mu, lam float64) geom.Mat3 {
 		m10*q00 - m21*q20 + dg01 - db10, m10*q01 - m21*q21 + dg11, m10*q02 - m21*q22 + dg12,
 		m20*q00 + m21*q10 + dg02 - db20, m20*q01 + m21*q11 + dg12 - db21, m20*q02 + m21*q12 + dg22,
 	}
-	return mul3(R, &T)
+	mulTo(dP, R, &T)
 }
