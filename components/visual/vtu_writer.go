@@ -1,0 +1,524 @@
+package visual
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/sofago/sofago/graph"
+)
+
+// VTK cell types used here (VTK's vtkCellType.h).
+const (
+	CellVertex      = 1
+	CellTriangle    = 5
+	CellTetrahedron = 10
+)
+
+// Grid is one frame of a VTK unstructured grid: points, cells in VTK's
+// connectivity/offsets/types form, and per-point data arrays.
+type Grid struct {
+	Points       []float64 // xyz per point
+	Connectivity []int     // point indices of every cell, cell after cell
+	Offsets      []int     // end of each cell in Connectivity (VTK's "offsets")
+	Types        []uint8   // VTK cell type per cell
+	PointData    []DataArray
+	// Time is written as the VTU's TimeValue field, so a single file
+	// opened in ParaView still knows its time.
+	Time float64
+}
+
+// DataArray is a named per-point array with Components numbers per point.
+type DataArray struct {
+	Name       string
+	Components int
+	Values     []float64
+}
+
+// NumPoints returns the number of points.
+func (g *Grid) NumPoints() int { return len(g.Points) / 3 }
+
+// NumCells returns the number of cells.
+func (g *Grid) NumCells() int { return len(g.Types) }
+
+// Array returns the point data array named name, or nil.
+func (g *Grid) Array(name string) *DataArray {
+	for i := range g.PointData {
+		if g.PointData[i].Name == name {
+			return &g.PointData[i]
+		}
+	}
+	return nil
+}
+
+// check verifies the grid is self-consistent before anything is written, so
+// a bad grid is an error rather than a file ParaView rejects.
+func (g *Grid) check() error {
+	if len(g.Points)%3 != 0 {
+		return fmt.Errorf("vtu: %d point coordinates is not a multiple of 3", len(g.Points))
+	}
+	np := g.NumPoints()
+	if len(g.Offsets) != len(g.Types) {
+		return fmt.Errorf("vtu: %d offsets for %d cell types", len(g.Offsets), len(g.Types))
+	}
+	prev := 0
+	for i, o := range g.Offsets {
+		if o < prev || o > len(g.Connectivity) {
+			return fmt.Errorf("vtu: cell %d: offset %d out of order or beyond the connectivity (%d)", i, o, len(g.Connectivity))
+		}
+		prev = o
+	}
+	if prev != len(g.Connectivity) {
+		return fmt.Errorf("vtu: offsets end at %d, connectivity has %d entries", prev, len(g.Connectivity))
+	}
+	for i, p := range g.Connectivity {
+		if p < 0 || p >= np {
+			return fmt.Errorf("vtu: connectivity[%d] = %d outside the %d points", i, p, np)
+		}
+	}
+	for _, a := range g.PointData {
+		if a.Components < 1 || len(a.Values) != a.Components*np {
+			return fmt.Errorf("vtu: point data %q has %d values, want %d × %d points", a.Name, len(a.Values), a.Components, np)
+		}
+	}
+	return nil
+}
+
+// WriteVTU writes g as an ASCII XML UnstructuredGrid (VTK file format 1.0).
+// Numbers are written with strconv's shortest representation that parses
+// back to the same float64, so a reader recovers them exactly.
+func WriteVTU(w io.Writer, g *Grid) error {
+	if err := g.check(); err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	var buf []byte
+	put := func(s string) { bw.WriteString(s) }
+	floats := func(v []float64, perLine int) {
+		for i, x := range v {
+			if i%perLine == 0 {
+				put("\n          ")
+			} else {
+				bw.WriteByte(' ')
+			}
+			buf = strconv.AppendFloat(buf[:0], x, 'g', -1, 64)
+			bw.Write(buf)
+		}
+		put("\n        ")
+	}
+	ints := func(v []int, perLine int) {
+		for i, x := range v {
+			if i%perLine == 0 {
+				put("\n          ")
+			} else {
+				bw.WriteByte(' ')
+			}
+			buf = strconv.AppendInt(buf[:0], int64(x), 10)
+			bw.Write(buf)
+		}
+		put("\n        ")
+	}
+	put(`<?xml version="1.0"?>` + "\n")
+	put(`<VTKFile type="UnstructuredGrid" version="1.0" byte_order="LittleEndian" header_type="UInt64">` + "\n")
+	put("  <UnstructuredGrid>\n")
+	put("    <FieldData>\n")
+	put(`      <DataArray type="Float64" Name="TimeValue" NumberOfTuples="1" format="ascii">`)
+	put(strconv.FormatFloat(g.Time, 'g', -1, 64))
+	put("</DataArray>\n    </FieldData>\n")
+	fmt.Fprintf(bw, "    <Piece NumberOfPoints=\"%d\" NumberOfCells=\"%d\">\n", g.NumPoints(), g.NumCells())
+	put("      <PointData>\n")
+	for _, a := range g.PointData {
+		fmt.Fprintf(bw, "        <DataArray type=\"Float64\" Name=\"%s\" NumberOfComponents=\"%d\" format=\"ascii\">", xmlAttr(a.Name), a.Components)
+		floats(a.Values, a.Components)
+		put("</DataArray>\n")
+	}
+	put("      </PointData>\n")
+	put("      <Points>\n")
+	put(`        <DataArray type="Float64" Name="Points" NumberOfComponents="3" format="ascii">`)
+	floats(g.Points, 3)
+	put("</DataArray>\n      </Points>\n")
+	put("      <Cells>\n")
+	put(`        <DataArray type="Int64" Name="connectivity" format="ascii">`)
+	ints(g.Connectivity, 12)
+	put("</DataArray>\n")
+	put(`        <DataArray type="Int64" Name="offsets" format="ascii">`)
+	ints(g.Offsets, 12)
+	put("</DataArray>\n")
+	put(`        <DataArray type="UInt8" Name="types" format="ascii">`)
+	types := make([]int, len(g.Types))
+	for i, t := range g.Types {
+		types[i] = int(t)
+	}
+	ints(types, 24)
+	put("</DataArray>\n      </Cells>\n")
+	put("    </Piece>\n  </UnstructuredGrid>\n</VTKFile>\n")
+	return bw.Flush()
+}
+
+// PVDEntry is one dataset of a ParaView collection: a file and its time.
+type PVDEntry struct {
+	Time float64
+	File string // relative to the .pvd's folder
+}
+
+// WritePVD writes a ParaView collection (.pvd) listing entries in order.
+func WritePVD(w io.Writer, entries []PVDEntry) error {
+	bw := bufio.NewWriter(w)
+	bw.WriteString(`<?xml version="1.0"?>` + "\n")
+	bw.WriteString(`<VTKFile type="Collection" version="0.1" byte_order="LittleEndian">` + "\n")
+	bw.WriteString("  <Collection>\n")
+	for _, e := range entries {
+		fmt.Fprintf(bw, "    <DataSet timestep=\"%s\" group=\"\" part=\"0\" file=\"%s\"/>\n",
+			strconv.FormatFloat(e.Time, 'g', -1, 64), xmlAttr(e.File))
+	}
+	bw.WriteString("  </Collection>\n</VTKFile>\n")
+	return bw.Flush()
+}
+
+func xmlAttr(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch r {
+		case '&':
+			b.WriteString("&amp;")
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		case '"':
+			b.WriteString("&quot;")
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// WriteFileAtomic writes path so that it is never seen truncated: fill
+// writes a temporary file in the same folder, which is synced, closed and
+// then renamed over path (rename is atomic within a file system). On any
+// error the temporary file is removed and path is left as it was.
+func WriteFileAtomic(path string, fill func(w io.Writer) error) error {
+	return writeFileAtomic(path, true, fill)
+}
+
+// writeFileAtomic is WriteFileAtomic with the fsync optional: without it
+// the file still survives a killed process whole (the rename happens after
+// the data is in the page cache), but not a power loss.
+func writeFileAtomic(path string, sync bool, fill func(w io.Writer) error) (err error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".tmp*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	if err = fill(f); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if sync {
+		if err = f.Sync(); err != nil {
+			return fmt.Errorf("write %s: sync: %w", path, err)
+		}
+	}
+	if err = f.Close(); err != nil {
+		return fmt.Errorf("write %s: close: %w", path, err)
+	}
+	if err = os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// Series writes the frames of one mechanical state as a ParaView series:
+// <dir>/<name>_<frame:06d>.vtu per frame and <dir>/<name>.pvd listing them.
+//
+// Vec3 states whose topology (the node's own, else the nearest ancestor's)
+// has one point per DOF are written with its tetrahedra (VTK type 10), or
+// its triangles (type 5) for a surface mesh; every other state (Rigid3
+// frames, mapped point sets) is written as a point cloud of vertex cells
+// (type 1) so it still shows in ParaView. Point data: "displacement"
+// (position − rest position) and "velocity" (the linear part for Rigid3
+// and Affine3); Rigid3 states also get "orientation" (quaternion x y z w)
+// and "angularVelocity" (world frame). The displacement of a mapped state
+// is measured from its first written frame, since mappings carry
+// positions but not rest positions.
+type Series struct {
+	Dir  string
+	Name string // file stem
+	// Sync makes every file synced to disk before its rename, so frames
+	// survive a power loss too, not only a killed process. It costs about
+	// a millisecond per file on a typical disk, more than a step of a small
+	// scene, so it is off by default.
+	Sync  bool
+	state graph.State
+	topo  graph.Topology // nil: point cloud
+	grid  Grid
+	pvd   []PVDEntry
+
+	// mapped states get their rest position from nobody (mappings map
+	// positions, not rest positions): their displacement is measured from
+	// the first frame written, kept in ref.
+	mapped bool
+	ref    []float64
+
+	disp, vel, quat, omega []float64 // point data buffers, reused per frame
+}
+
+// pointLayout reports whether the coordinates of template t start with a
+// point in space and its derivatives with a linear velocity; it is false
+// for templates without a position (Vec1 reduced coordinates, ...).
+func pointLayout(t graph.Template) bool {
+	switch t.Name() {
+	case "Vec3", "Rigid3", "Affine3":
+		// Coordinates start with the position (DESIGN.md conventions),
+		// derivatives with the linear velocity.
+		return t.CoordSize() >= 3 && t.DerivSize() >= 3
+	}
+	return false
+}
+
+// CanWrite reports whether a state has a position in space that Series
+// can write (Vec3, Rigid3, Affine3).
+func CanWrite(st graph.State) bool { return pointLayout(st.Template()) }
+
+// NewSeries prepares the series of state st in dir, with file stem name.
+// It writes nothing until WriteFrame.
+func NewSeries(dir, name string, st graph.State) (*Series, error) {
+	if !CanWrite(st) {
+		return nil, fmt.Errorf("state %q: template %s has no position in space to write", st.Base().Path(), st.Template().Name())
+	}
+	s := &Series{Dir: dir, Name: name, state: st}
+	if n := st.Base().Node; n != nil {
+		s.mapped = n.Mapping() != nil
+	}
+	if st.Template().Name() == "Vec3" && st.Base().Node != nil {
+		n := st.Base().Node
+		topo := n.LocalTopology()
+		if topo == nil {
+			topo = n.Topology()
+		}
+		if topo != nil && len(topo.Points()) == 3*st.Size() && (len(topo.Tetrahedra()) > 0 || len(topo.Triangles()) > 0) {
+			s.topo = topo
+		}
+	}
+	return s, nil
+}
+
+// Frames returns the frames written so far, in order.
+func (s *Series) Frames() []PVDEntry { return s.pvd }
+
+// PVDPath returns the path of the series index.
+func (s *Series) PVDPath() string { return filepath.Join(s.Dir, s.Name+".pvd") }
+
+// FramePath returns the path of frame i.
+func (s *Series) FramePath(i int) string {
+	return filepath.Join(s.Dir, fmt.Sprintf("%s_%06d.vtu", s.Name, i))
+}
+
+// build fills s.grid from the current state, reusing its buffers.
+func (s *Series) build(t float64) {
+	st := s.state
+	tm := st.Template()
+	cs, ds := tm.CoordSize(), tm.DerivSize()
+	n := st.Size()
+	x, v := st.Vec(graph.Position), st.Vec(graph.Velocity)
+	ref := st.Vec(graph.RestPosition)
+	if s.mapped {
+		if s.ref == nil {
+			s.ref = append([]float64(nil), x...)
+		}
+		ref = s.ref
+	}
+	g := &s.grid
+	g.Time = t
+	g.Points = resize(g.Points, 3*n)
+	s.disp, s.vel = resize(s.disp, 3*n), resize(s.vel, 3*n)
+	for i := 0; i < n; i++ {
+		for c := 0; c < 3; c++ {
+			g.Points[3*i+c] = x[cs*i+c]
+			s.disp[3*i+c] = x[cs*i+c] - ref[cs*i+c]
+			s.vel[3*i+c] = v[ds*i+c]
+		}
+	}
+	g.PointData = append(g.PointData[:0],
+		DataArray{Name: "displacement", Components: 3, Values: s.disp},
+		DataArray{Name: "velocity", Components: 3, Values: s.vel})
+	if tm.Name() == "Rigid3" {
+		s.quat, s.omega = resize(s.quat, 4*n), resize(s.omega, 3*n)
+		for i := 0; i < n; i++ {
+			copy(s.quat[4*i:4*i+4], x[7*i+3:7*i+7])
+			copy(s.omega[3*i:3*i+3], v[6*i+3:6*i+6])
+		}
+		g.PointData = append(g.PointData,
+			DataArray{Name: "orientation", Components: 4, Values: s.quat},
+			DataArray{Name: "angularVelocity", Components: 3, Values: s.omega})
+	}
+	g.Connectivity, g.Offsets, g.Types = g.Connectivity[:0], g.Offsets[:0], g.Types[:0]
+	switch {
+	case s.topo != nil && len(s.topo.Tetrahedra()) > 0:
+		for _, tet := range s.topo.Tetrahedra() {
+			g.Connectivity = append(g.Connectivity, tet[0], tet[1], tet[2], tet[3])
+			g.Offsets = append(g.Offsets, len(g.Connectivity))
+			g.Types = append(g.Types, CellTetrahedron)
+		}
+	case s.topo != nil:
+		for _, tri := range s.topo.Triangles() {
+			g.Connectivity = append(g.Connectivity, tri[0], tri[1], tri[2])
+			g.Offsets = append(g.Offsets, len(g.Connectivity))
+			g.Types = append(g.Types, CellTriangle)
+		}
+	default:
+		for i := 0; i < n; i++ {
+			g.Connectivity = append(g.Connectivity, i)
+			g.Offsets = append(g.Offsets, i+1)
+			g.Types = append(g.Types, CellVertex)
+		}
+	}
+}
+
+func resize(v []float64, n int) []float64 {
+	if cap(v) >= n {
+		return v[:n]
+	}
+	return make([]float64, n)
+}
+
+// WriteFrame writes the state as the next frame, at time t, then rewrites
+// the .pvd index; both atomically, so an interrupted run leaves every
+// listed frame complete and the index valid.
+func (s *Series) WriteFrame(t float64) error {
+	s.build(t)
+	i := len(s.pvd)
+	path := s.FramePath(i)
+	if err := writeFileAtomic(path, s.Sync, func(w io.Writer) error { return WriteVTU(w, &s.grid) }); err != nil {
+		return fmt.Errorf("state %q: %w", s.state.Base().Path(), err)
+	}
+	entries := append(s.pvd, PVDEntry{Time: t, File: filepath.Base(path)})
+	if err := writeFileAtomic(s.PVDPath(), s.Sync, func(w io.Writer) error { return WritePVD(w, entries) }); err != nil {
+		return fmt.Errorf("state %q: %w", s.state.Base().Path(), err)
+	}
+	s.pvd = entries
+	return nil
+}
+
+// SceneWriter writes one Series per writable state of a scene (or of a
+// subtree) into one folder.
+type SceneWriter struct {
+	Dir    string
+	Series []*Series
+	// Skipped lists the paths of states without a position in space
+	// (e.g. Vec1 reduced coordinates), which are not written.
+	Skipped []string
+}
+
+// NewSceneWriter creates dir (and parents) and prepares a series for every
+// state in the subtree of root, named after the state's path with '/'
+// replaced by '_' (and any character unsafe in a file name by '_').
+func NewSceneWriter(dir string, root *graph.Node) (*SceneWriter, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("output folder: %w", err)
+	}
+	w := &SceneWriter{Dir: dir}
+	used := map[string]bool{}
+	err := root.Walk(func(n *graph.Node) error {
+		st := n.State()
+		if st == nil {
+			return nil
+		}
+		if !CanWrite(st) {
+			w.Skipped = append(w.Skipped, st.Base().Path())
+			return nil
+		}
+		name := FileStem(st.Base().Path())
+		for i := 2; used[name]; i++ {
+			name = fmt.Sprintf("%s_%d", FileStem(st.Base().Path()), i)
+		}
+		used[name] = true
+		s, err := NewSeries(dir, name, st)
+		if err != nil {
+			return err
+		}
+		w.Series = append(w.Series, s)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// FileStem turns a state path ("beam/dofs") into a file stem
+// ("beam_dofs"): '/' and every character other than letters, digits, '.',
+// '-' and '_' become '_'.
+func FileStem(path string) string {
+	b := []byte(path)
+	for i, c := range b {
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == '_'
+		if !ok {
+			b[i] = '_'
+		}
+	}
+	if len(b) == 0 || b[0] == '.' {
+		return "_" + string(b)
+	}
+	return string(b)
+}
+
+// WriteFrame writes the next frame of every series at time t. It refuses
+// states with non-finite coordinates (ParaView cannot read them and they
+// are a failed step's leftovers, not a result).
+func (w *SceneWriter) WriteFrame(t float64) error {
+	for _, s := range w.Series {
+		if err := checkFinite(s.state); err != nil {
+			return err
+		}
+	}
+	var errs []error
+	for _, s := range w.Series {
+		if err := s.WriteFrame(t); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Frames returns the number of frames written (the same for every series).
+func (w *SceneWriter) Frames() int {
+	if len(w.Series) == 0 {
+		return 0
+	}
+	return len(w.Series[0].pvd)
+}
+
+func checkFinite(st graph.State) error {
+	for _, id := range []graph.VecID{graph.Position, graph.Velocity} {
+		for i, x := range st.Vec(id) {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return fmt.Errorf("state %q: entry %d of %s is %g; not writing a non-finite frame", st.Base().Path(), i, vecName(id), x)
+			}
+		}
+	}
+	return nil
+}
+
+func vecName(id graph.VecID) string {
+	if id == graph.Position {
+		return "position"
+	}
+	return "velocity"
+}
