@@ -483,7 +483,7 @@ func (p *progress) update(step int, t float64, elapsed time.Duration) {
 	}
 	perStep := elapsed.Seconds() / float64(step)
 	eta := time.Duration(perStep * float64(p.total-step) * float64(time.Second))
-	fmt.Fprintf(p.w, "\r\033[Kstep %d/%d  t = %g s  %.3g ms/step  ETA %s", step, p.total, t, perStep*1e3, eta.Round(100*time.Millisecond))
+	fmt.Fprintf(p.w, "\r\033[Kstep %d/%d  t = %.6g s  %.3g ms/step  ETA %s", step, p.total, t, perStep*1e3, eta.Round(100*time.Millisecond))
 	p.drawn = true
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -693,5 +694,31 @@ func TestOneLine(t *testing.T) {
 	}
 	if got := oneLine("s.toml", fmt.Errorf("s.toml:3: x")); got != "s.toml:3: x" {
 		t.Errorf("got %q", got)
+	}
+}
+
+// Progress is drawn only when stderr is a terminal (run in-process, where
+// the terminal check is a parameter), and cleared before the summary.
+func TestProgressOnlyOnTerminal(t *testing.T) {
+	needTypes(t, freeScene)
+	p := writeScene(t, freeScene)
+	for _, terminal := range []bool{false, true} {
+		var so, se strings.Builder
+		code := run(context.Background(), []string{"-steps", "4", "-every", "2", p}, &so, &se, terminal)
+		if code != 0 {
+			t.Fatalf("terminal=%v: exit %d, stderr %q", terminal, code, se.String())
+		}
+		if !terminal && se.Len() != 0 {
+			t.Errorf("progress written to a pipe: %q", se.String())
+		}
+		if terminal {
+			want := "\r\033[Kstep 2/4  t = 0.02 s"
+			if !strings.HasPrefix(se.String(), want) || !strings.Contains(se.String(), "step 4/4") || !strings.HasSuffix(se.String(), "\r\033[K") {
+				t.Errorf("terminal progress %q, want steps 2 and 4, then cleared", se.String())
+			}
+		}
+		if !strings.Contains(so.String(), "simulated time") {
+			t.Errorf("no summary: %q", so.String())
+		}
 	}
 }

@@ -455,7 +455,8 @@ func TestVTKExporter(t *testing.T) {
 }
 
 // BenchmarkWriteFrame10kTets measures writing one frame of a 10,368-tet
-// beam (grid 25×7×7) as ASCII VTU plus its index, synced to disk.
+// beam (grid 25×7×7) as ASCII VTU plus its rewritten index (temp file +
+// rename each, no fsync: Series.Sync is off by default).
 func BenchmarkWriteFrame10kTets(b *testing.B) {
 	text := strings.Replace(beamScene, "n = [4, 3, 2]", "n = [25, 7, 7]", 1)
 	s := load(b, "beam.toml", text)
