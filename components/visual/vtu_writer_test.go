@@ -454,17 +454,20 @@ func TestVTKExporter(t *testing.T) {
 	}
 }
 
-// BenchmarkWriteFrame10kTets measures writing one frame of a 10,368-tet
-// beam (grid 25×7×7) as ASCII VTU plus its rewritten index (temp file +
+// BenchmarkWriteFrame10kTets measures writing one frame of a 10,584-tet
+// beam (grid 37×8×8 vertices, 2,368 points) as ASCII VTU plus its rewritten index (temp file +
 // rename each, no fsync: Series.Sync is off by default).
 func BenchmarkWriteFrame10kTets(b *testing.B) {
-	text := strings.Replace(beamScene, "n = [4, 3, 2]", "n = [25, 7, 7]", 1)
+	text := strings.Replace(beamScene, "n = [4, 3, 2]", "n = [37, 8, 8]", 1)
 	s := load(b, "beam.toml", text)
 	w, err := NewSceneWriter(b.TempDir(), s.Root.Child("beam"))
 	if err != nil {
 		b.Fatal(err)
 	}
 	w.Series = w.Series[:1]
+	if nt := len(s.Root.Child("beam").LocalTopology().Tetrahedra()); nt != 10584 {
+		b.Fatalf("%d tetrahedra", nt)
+	}
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		if err := w.WriteFrame(float64(i)); err != nil {
