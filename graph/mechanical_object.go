@@ -15,7 +15,7 @@ type MechanicalObject struct {
 	VelocityIn   [][]float64 `toml:"velocity" doc:"initial velocities, one array per DOF, or a single array applied to every DOF (default: zero)" unit:"m/s, rad/s"`
 	RestIn       [][]float64 `toml:"restPosition" doc:"rest coordinates, one array per DOF (default: the points of a topology in the same node)"`
 	Translation  [3]float64  `toml:"translation" doc:"translation applied to the initial and rest coordinates taken from a topology" unit:"m"`
-	SizeIn       int         `toml:"size" doc:"number of DOFs when nothing else sets it (they start at the origin, identity orientation)" range:"[0,inf)"`
+	SizeIn       int         `toml:"size" doc:"number of DOFs when nothing else sets it (they start at the origin, identity orientation)" range:"[0,50000000]"`
 
 	tmpl Template
 	n    int
