@@ -16,11 +16,11 @@ import (
 // vegaForces is the part of testdata/vega/forces.json these tests read.
 type vegaForces struct {
 	Poses []struct {
-		Name string    `json:"name"`
-		U    []float64 `json:"u"`
+		Name         string    `json:"name"`
+		U            []float64 `json:"u"`
 		Corotational struct {
-			Energy float64    `json:"energy"`
-			Force  []float64  `json:"force"`
+			Energy float64     `json:"energy"`
+			Force  []float64   `json:"force"`
 			Warp1  vegaTangent `json:"warp1_stiffness_warping"`
 			Warp2  vegaTangent `json:"warp2_exact_tangent"`
 		} `json:"corotational_linear"`
