@@ -227,11 +227,12 @@ type tetAssembler struct {
 	gather func(lo, hi int)
 }
 
-// Grain sizes of the parallel loops: below these a hand-off to another
-// goroutine (microseconds) costs more than it saves.
+// Grain sizes of the parallel loops (about 10 µs of work each): the
+// ranges are cut into chunks no smaller, and meshes under 8 grains run on
+// one goroutine.
 const (
-	minElementChunk = 256
-	minVertexChunk  = 512
+	elementGrain = 64
+	vertexGrain  = 128
 )
 
 func newTetAssembler(mesh *tetElements) *tetAssembler {
@@ -242,13 +243,13 @@ func newTetAssembler(mesh *tetElements) *tetAssembler {
 
 // elements runs body over all element indices, in parallel chunks.
 func (a *tetAssembler) elements(body func(lo, hi int)) {
-	a.runner.run(a.mesh.numElements(), minElementChunk, body)
+	a.runner.run(a.mesh.numElements(), elementGrain, body)
 }
 
 // accumulate adds the per-element results to out (3 per vertex).
 func (a *tetAssembler) accumulate(out []float64) {
 	a.out = out
-	a.runner.run(a.mesh.numPoints, minVertexChunk, a.gather)
+	a.runner.run(a.mesh.numPoints, vertexGrain, a.gather)
 	a.out = nil
 }
 
