@@ -1,12 +1,9 @@
 package forcefield
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -578,101 +575,6 @@ func TestDForceBeforeForce(t *testing.T) {
 			t.Fatalf("AddDForce before AddForce differs at %d: %v vs %v", i, before[i], after[i])
 		}
 	}
-}
-
-// TestVegaReference compares with VegaFEM 4.0 on its 240-tet bar
-// (../shared/reference/vega): corotational forces, energies and both
-// tangents (warp 2 = exact, warp 1 = R K₀ Rᵀ) against "polar", linear
-// FEM against "small". Vega's internal force is minus the physical force,
-// and its K = ∂f_int/∂u is minus ours.
-func TestVegaReference(t *testing.T) {
-	dir := filepath.Join("..", "..", "..", "shared", "reference", "vega")
-	raw, err := os.ReadFile(filepath.Join(dir, "forces.json"))
-	if err != nil {
-		t.Skipf("VegaFEM reference data not available: %v", err)
-	}
-	var ref struct {
-		Poses []struct {
-			Name   string    `json:"name"`
-			U      []float64 `json:"u"`
-			Corot  vegaForce `json:"corotational_linear"`
-			Linear vegaForce `json:"linear_fem_warp0"`
-		} `json:"poses"`
-		Probes struct {
-			P0 []float64 `json:"probe0"`
-			P1 []float64 `json:"probe1"`
-		} `json:"probes"`
-	}
-	if err := json.Unmarshal(raw, &ref); err != nil {
-		t.Fatal(err)
-	}
-	for _, tangent := range []string{"exact", "warped"} {
-		polar := loadFEM(t, [3]int{3, 3, 11}, [3]float64{0.2, 0.2, 1}, fmt.Sprintf(`method = "polar"
-  tangent = %q
-  youngModulus = 1e6
-  poissonRatio = 0.45`, tangent))
-		small := loadFEM(t, [3]int{3, 3, 11}, [3]float64{0.2, 0.2, 1}, `method = "small"
-  youngModulus = 1e6
-  poissonRatio = 0.45`)
-		if len(polar.rest) != len(ref.Probes.P0) {
-			t.Fatalf("mesh has %d DOFs, Vega %d", len(polar.rest), len(ref.Probes.P0))
-		}
-		for _, pose := range ref.Poses {
-			x := append([]float64(nil), polar.rest...)
-			for i := range x {
-				x[i] += pose.U[i]
-			}
-			// Agreement expected to ~1e-10 relative (Vega's README);
-			// Vega's Higham iteration stops at 1e-6, its rotation is
-			// accurate to ~1e-12.
-			const tol = 1e-10
-			check := func(what string, got, vega []float64) {
-				t.Helper()
-				neg := make([]float64, len(vega))
-				for i := range vega {
-					neg[i] = -vega[i]
-				}
-				e := relDiff(got, neg)
-				if e > tol {
-					t.Errorf("pose %s, %s: relative difference %.3g from VegaFEM", pose.Name, what, e)
-				}
-				t.Logf("pose %s, %s: relative difference %.2g", pose.Name, what, e)
-			}
-			checkE := func(what string, got, vega float64) {
-				t.Helper()
-				e := math.Abs(got-vega) / math.Abs(vega)
-				if e > tol {
-					t.Errorf("pose %s, %s: energy %.15g, VegaFEM %.15g (relative %.3g)", pose.Name, what, got, vega, e)
-				}
-				t.Logf("pose %s, %s energy: relative difference %.2g", pose.Name, what, e)
-			}
-			if tangent == "exact" {
-				check("corotational force", polar.force(x), pose.Corot.Force)
-				checkE("corotational", polar.ff.PotentialEnergy(x), pose.Corot.Energy)
-				check("linear force", small.force(x), pose.Linear.Force)
-				checkE("linear", small.ff.PotentialEnergy(x), pose.Linear.Energy)
-			}
-			polar.force(x)
-			k := pose.Corot.Warp2
-			if tangent == "warped" {
-				k = pose.Corot.Warp1
-			}
-			check(tangent+" tangent · probe0", polar.dforce(ref.Probes.P0, 1), k.KP0)
-			check(tangent+" tangent · probe1", polar.dforce(ref.Probes.P1, 1), k.KP1)
-		}
-	}
-}
-
-type vegaForce struct {
-	Energy float64   `json:"energy"`
-	Force  []float64 `json:"force"`
-	Warp1  vegaK     `json:"warp1_stiffness_warping"`
-	Warp2  vegaK     `json:"warp2_exact_tangent"`
-}
-
-type vegaK struct {
-	KP0 []float64 `json:"K_times_probe0"`
-	KP1 []float64 `json:"K_times_probe1"`
 }
 
 // TestInitErrors: a degenerate or inverted rest tetrahedron, an index out
