@@ -57,11 +57,11 @@ const staticSolver = `
   [[node.object]]
   type = "StaticSolver"
   iterations = 30
-  tolerance = 1e-10
+  tolerance = 1e-7
   [[node.object]]
   type = "CGLinearSolver"
-  iterations = 5000
-  tolerance = 1e-12
+  iterations = 20000
+  tolerance = 1e-9
 `
 
 // tipDeflection returns the mean y displacement of the vertices of the free
@@ -107,20 +107,25 @@ func staticSag(t *testing.T, b beam) float64 {
 // cantilever (L/h = 20) sagging under gravity converges to the
 // Euler–Bernoulli deflection with Timoshenko's shear correction. Linear
 // tetrahedra lock in bending, so a coarse mesh is stiff; the test refines the
-// mesh 2× in every direction, asks that the error at least halves, and that
-// the Richardson extrapolation (p = 2, the convergence order of linear
-// elements in energy) of the two finest meshes lies within 2% of theory.
+// mesh 2× in every direction (cubic cells of h/2, h/4, h/8: 40×2×2, 80×4×4
+// and 160×8×8 cells, 960 to 61,440 tetrahedra), asks that each refinement
+// at least halves the error, and that the Richardson extrapolation (p = 2,
+// the order of linear elements) of the two finest meshes lies within 2% of
+// theory.
 //
-// Meshes (cells along × through the thickness): 40×2, 80×4 and, without
-// -short, 160×8. The deflection is small (δ/L ≈ 2e-3), so the corotational
-// solution equals the linear one to well under the 2% being checked.
+// Choices, each removing an effect beam theory does not model:
+//   - ν = 0: the fully clamped face x = 0 blocks the Poisson contraction a
+//     beam section would have, a genuine 3-D stiffening near the wall (with
+//     ν = 0.3 the extrapolation lands 2.3% low instead of 1% low);
+//   - E = 1e9 Pa: the sag is δ/L ≈ 6e-4, so the corotational ("large")
+//     solution equals the small-deflection one far below the tolerance.
+//
+// Measured (go test -run Cantilever -v ./validation/): errors 45.1%, 17.6%,
+// 5.1%; extrapolation 1.0% below theory.
 func TestCantileverConvergesToBeamTheory(t *testing.T) {
-	base := beam{L: 1, H: 0.05, E: 1e8, Nu: 0.3, Rho: 1000, G: 9.81, Method: "large"}
+	base := beam{L: 1, H: 0.05, E: 1e9, Nu: 0, Rho: 1000, G: 9.81, Method: "large"}
 	theory := timoshenkoGravitySag(base)
-	levels := [][2]int{{40, 2}, {80, 4}}
-	if !testing.Short() {
-		levels = append(levels, [2]int{160, 8})
-	}
+	levels := [][2]int{{40, 2}, {80, 4}, {160, 8}}
 	var sags, errs []float64
 	for _, lv := range levels {
 		b := base
