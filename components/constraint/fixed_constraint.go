@@ -20,9 +20,8 @@ import (
 // silent no-op.
 type FixedConstraint struct {
 	graph.ObjectBase
-	Indices []int     `toml:"indices" doc:"0-based indices of the fixed DOFs" range:"[0,inf)"`
-	Box     []float64 `toml:"box" doc:"[xmin, ymin, zmin, xmax, ymax, zmax]: fix the DOFs whose rest position lies inside (bounds included)" unit:"m"`
-	FixAll  bool      `toml:"fixAll" doc:"fix every DOF of the state"`
+	graph.DOFSelection
+	FixAll bool `toml:"fixAll" doc:"fix every DOF of the state"`
 
 	fixed  []int     // sorted, unique
 	x0     []float64 // coordinates of the fixed DOFs at Init, CoordSize each
@@ -52,30 +51,7 @@ func (c *FixedConstraint) Validate() error {
 	case given > 1:
 		return fmt.Errorf("give only one of indices, box and fixAll")
 	}
-	return checkBox(c.Box)
-}
-
-// checkBox checks a [xmin ymin zmin xmax ymax zmax] box (nil is no box).
-func checkBox(box []float64) error {
-	if box == nil {
-		return nil
-	}
-	if len(box) != 6 {
-		return fmt.Errorf("box has %d numbers, want 6: [xmin, ymin, zmin, xmax, ymax, zmax]", len(box))
-	}
-	for a := 0; a < 3; a++ {
-		if box[a] > box[a+3] {
-			return fmt.Errorf("box min[%d] = %g is greater than max[%d] = %g", a, box[a], a, box[a+3])
-		}
-	}
-	return nil
-}
-
-// inBox reports whether the first three coordinates p lie in box (inclusive).
-func inBox(box []float64, p []float64) bool {
-	return p[0] >= box[0] && p[0] <= box[3] &&
-		p[1] >= box[1] && p[1] <= box[4] &&
-		p[2] >= box[2] && p[2] <= box[5]
+	return c.CheckSelection()
 }
 
 // Init resolves the selection against the state and records the initial
@@ -97,28 +73,13 @@ func (c *FixedConstraint) Init() error {
 		for i := 0; i < n; i++ {
 			c.fixed = append(c.fixed, i)
 		}
-	case len(c.Indices) > 0:
-		for _, i := range c.Indices {
-			if i < 0 || i >= n {
-				return c.Errorf("index %d is out of range: state %q has %d DOFs (indices are 0-based)", i, st.Base().Name, n)
-			}
-		}
-		c.fixed = append(c.fixed, c.Indices...)
-		slices.Sort(c.fixed)
-		c.fixed = slices.Compact(c.fixed)
 	default:
-		if c.cs < 3 {
-			return c.Errorf("box selection needs 3 position coordinates; template %s has %d: give indices", tmpl.Name(), c.cs)
+		sel, err := c.Select(st)
+		if err != nil {
+			return c.Wrap(err)
 		}
-		rest := st.Vec(graph.RestPosition)
-		for i := 0; i < n; i++ {
-			if inBox(c.Box, rest[c.cs*i:]) {
-				c.fixed = append(c.fixed, i)
-			}
-		}
-		if len(c.fixed) == 0 {
-			return c.Errorf("box %v contains no rest position of state %q (%d DOFs): nothing would be fixed", c.Box, st.Base().Name, n)
-		}
+		c.fixed = append(c.fixed, sel...)
+		slices.Sort(c.fixed)
 	}
 	x := st.Vec(graph.Position)
 	c.x0 = make([]float64, 0, c.cs*len(c.fixed))

@@ -71,7 +71,7 @@ func TestFixedConstraintSelections(t *testing.T) {
 		fields string
 		want   []int
 	}{
-		{"indices = [3, 1, 3]", []int{1, 3}},
+		{"indices = [3, 1]", []int{1, 3}}, // sorted
 		{"box = [0.5, -1, -1, 2, 1, 1]", []int{1, 2}}, // bounds inclusive: x = 2 is in
 		{"box = [-1, -1, -1, 0, 0, 0]", []int{0}},     // point 0 on the box corner: inclusive
 		{"box = [-1, -1, 9, 9, 1, 11]", []int{}},      // holds only current positions (z = 10): selects nothing, an error
@@ -164,6 +164,7 @@ func TestFixedConstraintErrors(t *testing.T) {
 		{fourPoints, "indices = [-1]", "out of range"},
 		{fourPoints, "indices = [1]\n  box = [0, 0, 0, 1, 1, 1]", "only one of"},
 		{fourPoints, "indices = [1]\n  fixAll = true", "only one of"},
+		{fourPoints, "indices = [3, 1, 3]", "appears twice"},
 		{fourPoints, "", "nothing to fix"},
 		{fourPoints, "box = [0, 0, 0, 1, 1]", "want 6"},
 		{fourPoints, "box = [2, 0, 0, 1, 1, 1]", "greater than"},

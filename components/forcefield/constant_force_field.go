@@ -25,10 +25,9 @@ import (
 // reported there is that of the forces alone.
 type ConstantForceField struct {
 	graph.ObjectBase
-	Indices    []int       `toml:"indices" doc:"0-based indices of the loaded DOFs (default: all, unless box is given)" range:"[0,inf)"`
-	Box        []float64   `toml:"box" doc:"[xmin, ymin, zmin, xmax, ymax, zmax]: load the DOFs whose rest position lies inside (bounds included)" unit:"m"`
-	Forces     [][]float64 `toml:"forces" doc:"one force per selected DOF in selection order, or a single force applied to each (Vec3: [fx fy fz]; Rigid3: [fx fy fz τx τy τz])" unit:"N, N·m"`
-	TotalForce []float64   `toml:"totalForce" doc:"a total force (and torque for Rigid3) divided evenly among the selected DOFs" unit:"N, N·m"`
+	graph.DOFSelection             // indices or box; all DOFs when neither is given
+	Forces             [][]float64 `toml:"forces" doc:"one force per selected DOF in selection order, or a single force applied to each (Vec3: [fx fy fz]; Rigid3: [fx fy fz τx τy τz])" unit:"N, N·m"`
+	TotalForce         []float64   `toml:"totalForce" doc:"a total force (and torque for Rigid3) divided evenly among the selected DOFs" unit:"N, N·m"`
 
 	points []int     // selected DOFs
 	f      []float64 // force on each selected DOF, DerivSize each
@@ -47,26 +46,13 @@ func init() {
 
 // Validate checks that the selection and the forces are given consistently.
 func (c *ConstantForceField) Validate() error {
-	if len(c.Indices) > 0 && len(c.Box) > 0 {
-		return fmt.Errorf("give indices or box, not both")
-	}
 	if len(c.Forces) > 0 && len(c.TotalForce) > 0 {
 		return fmt.Errorf("give forces or totalForce, not both")
 	}
 	if len(c.Forces) == 0 && len(c.TotalForce) == 0 {
 		return fmt.Errorf("no load: give forces or totalForce")
 	}
-	if c.Box != nil {
-		if len(c.Box) != 6 {
-			return fmt.Errorf("box has %d numbers, want 6: [xmin, ymin, zmin, xmax, ymax, zmax]", len(c.Box))
-		}
-		for a := 0; a < 3; a++ {
-			if c.Box[a] > c.Box[a+3] {
-				return fmt.Errorf("box min[%d] = %g is greater than max[%d] = %g", a, c.Box[a], a, c.Box[a+3])
-			}
-		}
-	}
-	return nil
+	return c.CheckSelection()
 }
 
 // Init resolves the selection and the force of each selected DOF.
@@ -86,35 +72,12 @@ func (c *ConstantForceField) Init() error {
 	}
 	n := st.Size()
 	c.points = c.points[:0]
-	switch {
-	case len(c.Indices) > 0:
-		seen := make(map[int]bool, len(c.Indices))
-		for _, i := range c.Indices {
-			if i < 0 || i >= n {
-				return c.Errorf("index %d is out of range: state %q has %d DOFs (indices are 0-based)", i, st.Base().Name, n)
-			}
-			if seen[i] {
-				return c.Errorf("index %d appears twice in indices", i)
-			}
-			seen[i] = true
-		}
-		c.points = append(c.points, c.Indices...)
-	case len(c.Box) > 0:
-		if c.cs < 3 {
-			return c.Errorf("box selection needs 3 position coordinates; template %s has %d: give indices", tmpl.Name(), c.cs)
-		}
-		rest := st.Vec(graph.RestPosition)
-		b := c.Box
-		for i := 0; i < n; i++ {
-			p := rest[c.cs*i:]
-			if p[0] >= b[0] && p[0] <= b[3] && p[1] >= b[1] && p[1] <= b[4] && p[2] >= b[2] && p[2] <= b[5] {
-				c.points = append(c.points, i)
-			}
-		}
-		if len(c.points) == 0 {
-			return c.Errorf("box %v contains no rest position of state %q (%d DOFs): the load would act on nothing", c.Box, st.Base().Name, n)
-		}
-	default:
+	sel, err := c.Select(st)
+	if err != nil {
+		return c.Wrap(err)
+	}
+	c.points = append(c.points, sel...)
+	if !c.Given() {
 		for i := 0; i < n; i++ {
 			c.points = append(c.points, i)
 		}
