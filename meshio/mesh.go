@@ -1,0 +1,127 @@
+package meshio
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Mesh is a tetrahedral and/or triangle mesh with 0-based vertex indices.
+type Mesh struct {
+	// Name is a label for messages (e.g. the file it came from); it may be empty.
+	Name string
+	// Points holds the vertex coordinates, flat: x0 y0 z0 x1 y1 z1 ...
+	Points []float64
+	// Tetrahedra are 4 vertex indices each. A positive tetrahedron
+	// (a, b, c, d) has det[b−a, c−a, d−a] > 0.
+	Tetrahedra [][4]int
+	// Triangles are 3 vertex indices each (surface facets: a surface mesh's
+	// triangles, or boundary faces stored in a volume-mesh file).
+	Triangles [][3]int
+}
+
+// NumPoints returns the number of vertices.
+func (m *Mesh) NumPoints() int { return len(m.Points) / 3 }
+
+// Validate checks the structure of the mesh: the point array holds whole
+// xyz triples of finite numbers, every cell index is in range, and no cell
+// repeats a vertex. It does not check geometry: flat or inverted tetrahedra
+// are legal here (Orient fixes inverted ones; degenerate ones are reported by
+// the force fields that would divide by their volume).
+func (m *Mesh) Validate() error {
+	if len(m.Points)%3 != 0 {
+		return fmt.Errorf("%d point coordinates is not a whole number of xyz triples", len(m.Points))
+	}
+	for i, c := range m.Points {
+		if math.IsNaN(c) || math.IsInf(c, 0) {
+			return fmt.Errorf("point %d: coordinate %d is %g", i/3, i%3, c)
+		}
+	}
+	n := m.NumPoints()
+	for e, t := range m.Tetrahedra {
+		if err := checkCell(t[:], n); err != nil {
+			return fmt.Errorf("tetrahedron %d %v: %w", e, t, err)
+		}
+	}
+	for e, t := range m.Triangles {
+		if err := checkCell(t[:], n); err != nil {
+			return fmt.Errorf("triangle %d %v: %w", e, t, err)
+		}
+	}
+	return nil
+}
+
+// checkCell checks that the indices of one cell are in [0, n) and distinct.
+func checkCell(c []int, n int) error {
+	for i, v := range c {
+		if v < 0 || v >= n {
+			return fmt.Errorf("vertex index %d out of range [0, %d)", v, n)
+		}
+		for _, w := range c[:i] {
+			if w == v {
+				return fmt.Errorf("vertex %d repeated", v)
+			}
+		}
+	}
+	return nil
+}
+
+// TetVolume returns the signed volume of tetrahedron e,
+// det[b−a, c−a, d−a]/6.
+func (m *Mesh) TetVolume(e int) float64 {
+	t := m.Tetrahedra[e]
+	p := func(i int) [3]float64 { return [3]float64{m.Points[3*i], m.Points[3*i+1], m.Points[3*i+2]} }
+	a, b, c, d := p(t[0]), p(t[1]), p(t[2]), p(t[3])
+	u := [3]float64{b[0] - a[0], b[1] - a[1], b[2] - a[2]}
+	v := [3]float64{c[0] - a[0], c[1] - a[1], c[2] - a[2]}
+	w := [3]float64{d[0] - a[0], d[1] - a[1], d[2] - a[2]}
+	return (u[0]*(v[1]*w[2]-v[2]*w[1]) - u[1]*(v[0]*w[2]-v[2]*w[0]) + u[2]*(v[0]*w[1]-v[1]*w[0])) / 6
+}
+
+// Orient makes every tetrahedron positively oriented: a tetrahedron with
+// negative signed volume has its last two vertices swapped (t[2] ↔ t[3]),
+// which flips the sign and keeps the same four vertices. Tetrahedra of zero
+// volume are left as they are (the force fields report them). Formats
+// disagree on the orientation convention (Gmsh and VTK use the same right-
+// handed one as this package, TetGen files are often left-handed), so
+// loaders call Orient rather than trusting the file. It returns the number
+// of tetrahedra it flipped. The mesh must be valid (Validate).
+func (m *Mesh) Orient() (flipped int) {
+	for e := range m.Tetrahedra {
+		if m.TetVolume(e) < 0 {
+			t := &m.Tetrahedra[e]
+			t[2], t[3] = t[3], t[2]
+			flipped++
+		}
+	}
+	return flipped
+}
+
+// Error is a malformed-file error from a reader: the file, the 1-based line
+// where the problem is (0 when no single line is at fault, e.g. a missing
+// section or an unreadable file), and the cause.
+type Error struct {
+	File string
+	Line int
+	Err  error
+}
+
+// Error formats as "file:line: message" (or "file: message" without a line).
+func (e *Error) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err)
+	}
+	return fmt.Sprintf("%s: %v", e.File, e.Err)
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// errorAt returns an *Error at file:line with a formatted message.
+func errorAt(file string, line int, format string, args ...any) error {
+	return &Error{File: file, Line: line, Err: fmt.Errorf(format, args...)}
+}
+
+// ErrUnsupported is wrapped by errors for formats or variants this package
+// does not handle (binary .msh, unknown extensions, ...).
+var ErrUnsupported = errors.New("unsupported")
