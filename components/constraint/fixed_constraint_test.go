@@ -71,7 +71,7 @@ func TestFixedConstraintSelections(t *testing.T) {
 		fields string
 		want   []int
 	}{
-		{"indices = [3, 1]", []int{1, 3}}, // sorted
+		{"indices = [3, 1]", []int{1, 3}},             // sorted
 		{"box = [0.5, -1, -1, 2, 1, 1]", []int{1, 2}}, // bounds inclusive: x = 2 is in
 		{"box = [-1, -1, -1, 0, 0, 0]", []int{0}},     // point 0 on the box corner: inclusive
 		{"box = [-1, -1, 9, 9, 1, 11]", []int{}},      // holds only current positions (z = 10): selects nothing, an error
