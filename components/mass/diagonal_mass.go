@@ -1,113 +1,81 @@
 package mass
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
 	"github.com/sofago/sofago/geom"
 	"github.com/sofago/sofago/graph"
+	"github.com/sofago/sofago/material"
 )
 
-// defaultDensity is the mass density DiagonalMass uses when neither
-// massDensity nor totalMass is given (water, kg/m³).
+// defaultDensity is the mass density the tetrahedral masses use when
+// neither massDensity nor totalMass is given (water, kg/m³).
 const defaultDensity = 1000.0
 
 // DiagonalMass is the lumped mass of a tetrahedral mesh on a Vec3 state:
-// every tetrahedron of volume V contributes ρV/4 to each of its four
-// vertices. This is the row-sum lumping of the consistent linear-tetrahedron
-// mass matrix (whose rows for one element sum to ρV/4), as in VegaFEM's
-// lumped mass and SOFA's DiagonalMass, so the total mass is exactly ρ times
-// the mesh volume and rigid translations carry the exact momentum.
+// every tetrahedron of volume V and density ρ contributes ρV/4 to each of
+// its four vertices. This is the row-sum lumping of the consistent
+// linear-tetrahedron mass matrix (MeshMatrixMass, whose element rows sum to
+// ρV/4), as in VegaFEM's computeVertexMasses and SOFA's DiagonalMass, so the
+// total mass is exactly Σ ρ_e V_e and rigid translations carry the exact
+// momentum.
 //
-// With totalMass instead of massDensity, the density is the one that gives
-// that total (masses proportional to the incident volumes). The masses are
-// computed once at Init from the state's rest positions and the tetrahedra
-// of the node's topology (or the nearest ancestor's).
+// Lumped versus consistent: the lumped mass is diagonal, so M⁻¹ is free and
+// explicit solvers can use it directly; it integrates ρ|v|² exactly only for
+// piecewise-constant velocity fields (a rigid rotation already has too much
+// kinetic energy on a coarse mesh), and it lowers the higher natural
+// frequencies of the discretisation. MeshMatrixMass is exact for linear
+// fields but needs a linear solve.
 //
+// Density: massDensity everywhere, overridden per tetrahedron by the
+// embedded material.Heterogeneity (regions with a massDensity, tested on the
+// rest centroid; or massDensityPerElement). A region's youngModulus is a
+// force-field property and is ignored here (a region may set both, so one
+// list of regions can be copied onto the force field and the mass); a
+// region without a massDensity and youngModulusPerElement are errors on a
+// mass rather than silent no-ops. With totalMass instead of
+// massDensity, the density is the uniform one that gives that total (masses
+// proportional to the incident volumes); it cannot be combined with
+// per-element densities, which are absolute.
+//
+// The masses are computed once at Init from the state's rest positions and
+// the tetrahedra of the node's topology (or the nearest ancestor's).
 // Gravity: every vertex weighs m_i·g (potential −Σ m_i g·x_i).
 type DiagonalMass struct {
 	graph.ObjectBase
 	MassDensity float64 `toml:"massDensity" doc:"mass density ρ (exclusive with totalMass; −1 means not given; 1000 kg/m³ when neither is given)" unit:"kg/m³" range:"(0,inf)"`
-	TotalMass   float64 `toml:"totalMass" doc:"total mass, distributed in proportion to the volume around each vertex (exclusive with massDensity; −1 means not given)" unit:"kg" range:"(0,inf)"`
+	TotalMass   float64 `toml:"totalMass" doc:"total mass, distributed in proportion to the volume around each vertex (exclusive with massDensity and with per-element densities; −1 means not given)" unit:"kg" range:"(0,inf)"`
+	// Heterogeneity: regions' massDensity and massDensityPerElement apply;
+	// youngModulus values belong to the force field.
+	material.Heterogeneity
 
 	masses []float64 // per vertex
 }
 
 func init() {
 	graph.Register(graph.TypeInfo{
-		Name:    "DiagonalMass",
-		Kind:    graph.KindMass,
-		Summary: "Lumped (diagonal) mass of a tetrahedral mesh on a Vec3 state: each tetrahedron gives ρV/4 to each of its vertices (row-sum lumping, as VegaFEM and SOFA); applies gravity.",
-		New:     func() graph.Object { return &DiagonalMass{MassDensity: notGiven, TotalMass: notGiven} },
+		Name: "DiagonalMass",
+		Kind: graph.KindMass,
+		Summary: "Lumped (diagonal) mass of a tetrahedral mesh on a Vec3 state: each tetrahedron gives ρV/4 to each of its vertices (row-sum lumping, as VegaFEM and SOFA); " +
+			"M⁻¹ is free, so explicit solvers use it directly. Density per tetrahedron from regions (each with a massDensity; a youngModulus there is for the force field) or massDensityPerElement; youngModulusPerElement is an error here. Applies gravity.",
+		New: func() graph.Object { return &DiagonalMass{MassDensity: notGiven, TotalMass: notGiven} },
 	})
 }
 
-// Validate checks that at most one of massDensity and totalMass is given.
+// Validate checks the density fields (see validateTetMass).
 func (d *DiagonalMass) Validate() error {
-	if d.MassDensity >= 0 && d.TotalMass >= 0 {
-		return fmt.Errorf("give massDensity or totalMass, not both (massDensity = %g, totalMass = %g)", d.MassDensity, d.TotalMass)
-	}
-	return nil
+	return validateTetMass(d.MassDensity, d.TotalMass, &d.Heterogeneity)
 }
 
 // Init lumps the mass of the tetrahedra onto the vertices.
 func (d *DiagonalMass) Init() error {
-	if err := d.Validate(); err != nil {
-		return d.Wrap(err)
+	tm, err := newTetMesh(&d.ObjectBase, d.MassDensity, d.TotalMass, &d.Heterogeneity)
+	if err != nil {
+		return err
 	}
-	st := d.Node.State()
-	if st == nil {
-		return d.Errorf("needs a mechanical state in the same node")
-	}
-	if tm := st.Template(); tm.CoordSize() != 3 || tm.DerivSize() != 3 {
-		if _, rigid := tm.(graph.Rigid3Template); rigid {
-			return d.Errorf("DiagonalMass applies to Vec3 points, not %s frames: use RigidMass", tm.Name())
-		}
-		return d.Errorf("DiagonalMass applies to Vec3 states, not %s", tm.Name())
-	}
-	topo := d.Node.Topology()
-	if topo == nil || len(topo.Tetrahedra()) == 0 {
-		return d.Errorf("DiagonalMass needs the tetrahedra of a topology in this node or above (e.g. RegularGridTopology); found none")
-	}
-	n := st.Size()
-	rest := st.Vec(graph.RestPosition)
-	rho := defaultDensity
-	if d.MassDensity >= 0 {
-		rho = d.MassDensity
-	}
-	if d.TotalMass >= 0 {
-		rho = 1 // rescaled below
-	}
-	d.masses = make([]float64, n)
-	for e, t := range topo.Tetrahedra() {
-		for _, v := range t {
-			if v < 0 || v >= n {
-				return d.Errorf("tetrahedron %d of topology %q has vertex %d, but the state has %d DOFs", e, topo.Base().Name, v, n)
-			}
-		}
-		p0 := geom.At(rest, t[0])
-		a := geom.At(rest, t[1]).Sub(p0)
-		b := geom.At(rest, t[2]).Sub(p0)
-		c := geom.At(rest, t[3]).Sub(p0)
-		// The mass of an element does not depend on its orientation.
-		quarter := rho * math.Abs(a.Dot(b.Cross(c))) / 24
-		for _, v := range t {
-			d.masses[v] += quarter
-		}
-	}
-	if d.TotalMass >= 0 {
-		vol := 0.0
-		for _, m := range d.masses {
-			vol += m
-		}
-		if vol == 0 {
-			return d.Errorf("the tetrahedra have zero total volume: cannot distribute totalMass = %g", d.TotalMass)
-		}
-		s := d.TotalMass / vol
-		for i := range d.masses {
-			d.masses[i] *= s
-		}
-	}
+	d.masses = tm.vertexMasses()
 	return nil
 }
 
@@ -115,26 +83,14 @@ func (d *DiagonalMass) Init() error {
 func (d *DiagonalMass) VertexMasses() []float64 { return d.masses }
 
 // AddForce adds the weight m_i·g of every vertex.
-func (d *DiagonalMass) AddForce(f, x, v []float64) {
-	g := d.Node.Gravity()
-	for i, m := range d.masses {
-		f[3*i] += m * g[0]
-		f[3*i+1] += m * g[1]
-		f[3*i+2] += m * g[2]
-	}
-}
+func (d *DiagonalMass) AddForce(f, x, v []float64) { addLumpedWeight(f, d.masses, d.Node.Gravity()) }
 
 // AddDForce adds nothing: gravity does not depend on x or v.
 func (d *DiagonalMass) AddDForce(df, dx []float64, kFactor, bFactor float64) {}
 
 // PotentialEnergy returns the gravity potential −Σ m_i g·x_i.
 func (d *DiagonalMass) PotentialEnergy(x []float64) float64 {
-	g := d.Node.Gravity()
-	e := 0.0
-	for i, m := range d.masses {
-		e -= m * (g[0]*x[3*i] + g[1]*x[3*i+1] + g[2]*x[3*i+2])
-	}
-	return e
+	return lumpedGravityPotential(x, d.masses, d.Node.Gravity())
 }
 
 // AddMDx accumulates df += factor·M·dx.
@@ -175,4 +131,145 @@ func (d *DiagonalMass) CheckInvertible() error {
 		}
 	}
 	return nil
+}
+
+// The helpers below are shared by DiagonalMass and MeshMatrixMass, so the
+// lumped and consistent masses of one mesh come from the same element
+// masses ρ_e·V_e and their row sums agree exactly.
+
+// validateTetMass checks the density fields of a tetrahedral mass at load
+// time: at most one of massDensity and totalMass; valid region shapes; and
+// nothing a mass would silently ignore — a per-element Young's modulus or a
+// region without a massDensity (a region's youngModulus is a force-field
+// property: a region that sets both is fine, the mass reads the density);
+// no totalMass together with per-element densities (those are absolute,
+// kg/m³, so the total would be over-determined). The force fields apply the
+// mirror rules.
+func validateTetMass(massDensity, totalMass float64, h *material.Heterogeneity) error {
+	if massDensity >= 0 && totalMass >= 0 {
+		return fmt.Errorf("give massDensity or totalMass, not both (massDensity = %g, totalMass = %g)", massDensity, totalMass)
+	}
+	if len(h.YoungModulusPerElement) > 0 {
+		return errors.New("youngModulusPerElement belongs on the force field (e.g. TetrahedronFEMForceField), not on a mass; a mass takes massDensityPerElement")
+	}
+	if err := h.CheckHeterogeneity(); err != nil {
+		return err
+	}
+	for i, r := range h.Regions {
+		if r.MassDensity == 0 {
+			return fmt.Errorf("regions[%d] sets no massDensity: a mass reads only the density of its regions (a youngModulus belongs on the force field)", i)
+		}
+	}
+	if totalMass >= 0 && (len(h.MassDensityPerElement) > 0 || len(h.Regions) > 0) {
+		return fmt.Errorf("totalMass = %g cannot be combined with per-element densities (regions or massDensityPerElement give absolute densities in kg/m³): give massDensity instead", totalMass)
+	}
+	return nil
+}
+
+// tetMesh is what a tetrahedral mass reads at Init: the tetrahedra, the
+// number of vertices of the state, and the mass ρ_e·V_e of every element.
+type tetMesh struct {
+	n        int
+	tets     [][4]int
+	elemMass []float64
+}
+
+// newTetMesh checks the state (Vec3) and the topology (tetrahedra whose
+// vertices index the state), resolves the density of every tetrahedron and
+// returns the element masses ρ_e·V_e computed from the state's rest
+// positions (scaled to totalMass when it is given).
+func newTetMesh(b *graph.ObjectBase, massDensity, totalMass float64, h *material.Heterogeneity) (*tetMesh, error) {
+	if err := validateTetMass(massDensity, totalMass, h); err != nil {
+		return nil, b.Wrap(err)
+	}
+	kind := b.TypeName
+	st := b.Node.State()
+	if st == nil {
+		return nil, b.Errorf("needs a mechanical state in the same node")
+	}
+	if tm := st.Template(); tm.CoordSize() != 3 || tm.DerivSize() != 3 {
+		if _, rigid := tm.(graph.Rigid3Template); rigid {
+			return nil, b.Errorf("%s applies to Vec3 points, not %s frames: use RigidMass", kind, tm.Name())
+		}
+		return nil, b.Errorf("%s applies to Vec3 states, not %s", kind, tm.Name())
+	}
+	topo := b.Node.Topology()
+	if topo == nil || len(topo.Tetrahedra()) == 0 {
+		return nil, b.Errorf("%s needs the tetrahedra of a topology in this node or above (e.g. RegularGridTopology); found none", kind)
+	}
+	n := st.Size()
+	tets := topo.Tetrahedra()
+	for e, t := range tets {
+		for _, v := range t {
+			if v < 0 || v >= n {
+				return nil, b.Errorf("tetrahedron %d of topology %q has vertex %d, but the state has %d DOFs", e, topo.Base().Name, v, n)
+			}
+		}
+	}
+	rest := st.Vec(graph.RestPosition)
+	rho := defaultDensity
+	if massDensity >= 0 {
+		rho = massDensity
+	}
+	if totalMass >= 0 {
+		rho = 1 // rescaled below
+	}
+	dens, err := h.MassDensities(rest, tets, rho)
+	if err != nil {
+		return nil, b.Wrap(err)
+	}
+	me := make([]float64, len(tets))
+	total := 0.0
+	for e, t := range tets {
+		p0 := geom.At(rest, t[0])
+		a := geom.At(rest, t[1]).Sub(p0)
+		c := geom.At(rest, t[2]).Sub(p0)
+		d := geom.At(rest, t[3]).Sub(p0)
+		// The mass of an element does not depend on its orientation.
+		me[e] = dens[e] * math.Abs(a.Dot(c.Cross(d))) / 6
+		total += me[e]
+	}
+	if totalMass >= 0 {
+		if total == 0 {
+			return nil, b.Errorf("the tetrahedra have zero total volume: cannot distribute totalMass = %g", totalMass)
+		}
+		s := totalMass / total
+		for e := range me {
+			me[e] *= s
+		}
+	}
+	return &tetMesh{n: n, tets: tets, elemMass: me}, nil
+}
+
+// vertexMasses returns the lumped masses: each element gives a quarter of
+// its mass to each of its vertices (the row sums of the consistent mass).
+func (m *tetMesh) vertexMasses() []float64 {
+	out := make([]float64, m.n)
+	for e, t := range m.tets {
+		q := m.elemMass[e] / 4
+		for _, v := range t {
+			out[v] += q
+		}
+	}
+	return out
+}
+
+// addLumpedWeight adds f_i += m_i·g. For a uniform field this is also the
+// consistent weight M·g: (M_s ⊗ I₃)(1 ⊗ g) = (M_s·1) ⊗ g, the row sums
+// times g.
+func addLumpedWeight(f, masses []float64, g geom.Vec3) {
+	for i, m := range masses {
+		f[3*i] += m * g[0]
+		f[3*i+1] += m * g[1]
+		f[3*i+2] += m * g[2]
+	}
+}
+
+// lumpedGravityPotential returns −Σ m_i g·x_i.
+func lumpedGravityPotential(x, masses []float64, g geom.Vec3) float64 {
+	e := 0.0
+	for i, m := range masses {
+		e -= m * (g[0]*x[3*i] + g[1]*x[3*i+1] + g[2]*x[3*i+2])
+	}
+	return e
 }
