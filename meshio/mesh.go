@@ -81,11 +81,13 @@ func (m *Mesh) TetVolume(e int) float64 {
 // Orient makes every tetrahedron positively oriented: a tetrahedron with
 // negative signed volume has its last two vertices swapped (t[2] ↔ t[3]),
 // which flips the sign and keeps the same four vertices. Tetrahedra of zero
-// volume are left as they are (the force fields report them). Formats
-// disagree on the orientation convention (Gmsh and VTK use the same right-
-// handed one as this package, TetGen files are often left-handed), so
-// loaders call Orient rather than trusting the file. It returns the number
-// of tetrahedra it flipped. The mesh must be valid (Validate).
+// volume are left as they are (the force fields report them). Gmsh, VTK,
+// TetGen and Vega all write positive tetrahedra in this convention (checked
+// on their files in testdata/external), so Orient matters for meshes of
+// other origins, hand-edited ones and after a mirroring transform (a
+// negative scale); loaders call it rather than trusting the file. It
+// returns the number of tetrahedra it flipped. The mesh must be valid
+// (Validate).
 func (m *Mesh) Orient() (flipped int) {
 	for e := range m.Tetrahedra {
 		if m.TetVolume(e) < 0 {
@@ -122,6 +124,19 @@ func errorAt(file string, line int, format string, args ...any) error {
 	return &Error{File: file, Line: line, Err: fmt.Errorf(format, args...)}
 }
 
-// ErrUnsupported is wrapped by errors for formats or variants this package
-// does not handle (binary .msh, unknown extensions, ...).
+// ErrUnsupported matches (errors.Is) the errors for formats or variants
+// this package does not handle: binary .msh, element types other than
+// linear tetrahedra and triangles, unknown extensions, ...
 var ErrUnsupported = errors.New("unsupported")
+
+// unsupportedError is a message that matches ErrUnsupported without
+// repeating the word in the text.
+type unsupportedError struct{ msg string }
+
+func (e unsupportedError) Error() string        { return e.msg }
+func (e unsupportedError) Is(target error) bool { return target == ErrUnsupported }
+
+// unsupportedf returns a formatted error that matches ErrUnsupported.
+func unsupportedf(format string, args ...any) error {
+	return unsupportedError{fmt.Sprintf(format, args...)}
+}
