@@ -5,11 +5,14 @@ import (
 	"math"
 
 	"github.com/sofago/sofago/geom"
+	"github.com/sofago/sofago/graph"
+	"github.com/sofago/sofago/material"
 )
 
 // tetElements is the rest-shape data of a linear tetrahedral mesh that every
-// tetrahedral force field of this package shares (corotational FEM here,
-// hyperelastic laws later): for element e with vertices (x₀, x₁, x₂, x₃),
+// tetrahedral force field of this package shares (TetrahedronFEMForceField,
+// TetrahedronHyperelasticityFEMForceField, through tetSolid below): for
+// element e with vertices (x₀, x₁, x₂, x₃),
 //
 //	Dm = [X₁−X₀, X₂−X₀, X₃−X₀]   (rest edge matrix, columns)
 //	Ds = [x₁−x₀, x₂−x₀, x₃−x₀]   (current edge matrix)
@@ -255,3 +258,207 @@ func (a *tetAssembler) accumulate(out []float64) {
 
 // setWorkers fixes the number of workers (0: runtime.GOMAXPROCS(0)).
 func (a *tetAssembler) setWorkers(n int) { a.runner.workers = n }
+
+// tetSolid is the element machinery of every tetrahedral force field of
+// this package: a material law (material.Law) evaluated per element on
+// F = Ds Dm⁻¹, with element energy wₑ Ψ(F), forces fᵢ = −wₑ P ∇Nᵢ and
+// force differentials −wₑ dP(F)[dF] ∇Nᵢ, where wₑ = Vₑ Eₑ/E is the rest
+// volume scaled by the element's share of the stiffness (1 for a uniform
+// body; every law of package material is proportional to E at fixed ν).
+// It owns the per-element linearisation cache (filled by AddForce, read
+// by AddDForce), runs the element loops in parallel through tetAssembler
+// and gathers per vertex in a fixed order, so results are bitwise
+// identical for any number of workers. Nothing is allocated per call.
+//
+// Force fields embed it: its AddForce, AddDForce and PotentialEnergy are
+// theirs.
+type tetSolid struct {
+	mesh   *tetElements
+	asm    *tetAssembler
+	elem   []float64 // asm's per-element results (12 per element)
+	law    material.Law
+	weight []float64 // wₑ = Vₑ Eₑ/E
+	// diff returns dP at the cached linearisation; law's
+	// StressDifferentialCached unless a force field substitutes an
+	// approximate tangent (stiffness warping).
+	diff       func(dF geom.Mat3, cache []float64) geom.Mat3
+	stride     int       // law.CacheSize()
+	cache      []float64 // linearisation data per element, from AddForce
+	linearised bool      // cache holds the data of some AddForce
+	energies   []float64 // per-element energies for PotentialEnergy
+	state      graph.State
+	forceBody  func(lo, hi int)
+	dforceBody func(lo, hi int)
+	energyBody func(lo, hi int)
+	argX       []float64 // position or dx of the current call, for the bodies
+	argK       float64   // kFactor of the current AddDForce
+}
+
+// tetMesh reads what a tetrahedral force field acts on from its node: the
+// Vec3 state, the topology's tetrahedra and the rest positions, and
+// builds the element data. Errors name what is missing, for the object
+// obj (its type name is used in messages).
+func tetMesh(obj *graph.ObjectBase) (*tetElements, graph.State, [][4]int, error) {
+	if obj.Node == nil {
+		return nil, nil, nil, fmt.Errorf("not attached to a node")
+	}
+	st := obj.Node.State()
+	if st == nil {
+		return nil, nil, nil, fmt.Errorf("no mechanical state in node %q: add a MechanicalObject (template Vec3)", obj.Node.Path())
+	}
+	if tn := st.Template().Name(); tn != "Vec3" {
+		return nil, nil, nil, fmt.Errorf("state %q has template %s; %s acts on Vec3 points", st.Base().Name, tn, obj.TypeName)
+	}
+	topo := obj.Node.Topology()
+	if topo == nil {
+		return nil, nil, nil, fmt.Errorf("no topology in node %q or its ancestors: add one with tetrahedra (e.g. RegularGridTopology)", obj.Node.Path())
+	}
+	tets := topo.Tetrahedra()
+	if len(tets) == 0 {
+		return nil, nil, nil, fmt.Errorf("topology %q has no tetrahedra", topo.Base().Name)
+	}
+	mesh, err := newTetElements(st.Vec(graph.RestPosition), tets)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("topology %q: %w", topo.Base().Name, err)
+	}
+	return mesh, st, tets, nil
+}
+
+// checkStiffnessHeterogeneity validates the heterogeneity fields of a
+// force field: the region shapes, and nothing that only a mass reads (a
+// per-element density list, a region without a Young's modulus), which a
+// force field would otherwise ignore silently.
+func checkStiffnessHeterogeneity(h *material.Heterogeneity) error {
+	if err := h.CheckHeterogeneity(); err != nil {
+		return err
+	}
+	if len(h.MassDensityPerElement) > 0 {
+		return fmt.Errorf("massDensityPerElement belongs on the mass (e.g. DiagonalMass), not on a force field")
+	}
+	for i, r := range h.Regions {
+		if r.YoungModulus == 0 {
+			return fmt.Errorf("regions[%d] sets no youngModulus: a force field reads only the Young's modulus of its regions (densities go on the mass)", i)
+		}
+	}
+	return nil
+}
+
+// elementWeights returns wₑ = Vₑ Eₑ/E with Eₑ from the heterogeneity (the
+// per-element list or the regions containing each rest centroid, else E).
+func elementWeights(mesh *tetElements, h *material.Heterogeneity, rest []float64, tets [][4]int, E float64) ([]float64, error) {
+	w := append([]float64(nil), mesh.vol...)
+	if h.Uniform() {
+		return w, nil
+	}
+	Es, err := h.YoungModuli(rest, tets, E)
+	if err != nil {
+		return nil, err
+	}
+	for e := range w {
+		w[e] *= Es[e] / E
+	}
+	return w, nil
+}
+
+// setup binds the solid to its mesh, law, weights and state, sizes the
+// buffers and builds the loop bodies (once, so that calls allocate
+// nothing). diff may be nil for the law's exact tangent.
+func (s *tetSolid) setup(mesh *tetElements, law material.Law, weight []float64, st graph.State,
+	diff func(dF geom.Mat3, cache []float64) geom.Mat3) {
+	s.mesh, s.law, s.weight, s.state = mesh, law, weight, st
+	s.diff = diff
+	if diff == nil {
+		s.diff = law.StressDifferentialCached
+	}
+	s.stride = law.CacheSize()
+	ne := mesh.numElements()
+	s.cache = make([]float64, s.stride*ne)
+	s.asm = newTetAssembler(mesh)
+	s.elem = s.asm.elem
+	s.energies = make([]float64, ne)
+	s.linearised = false
+	s.forceBody = s.forceRange
+	s.dforceBody = s.dforceRange
+	s.energyBody = s.energyRange
+}
+
+// NumElements returns the number of tetrahedra (0 before Init).
+func (s *tetSolid) NumElements() int {
+	if s.mesh == nil {
+		return 0
+	}
+	return s.mesh.numElements()
+}
+
+// AddForce implements graph.ForceField: f += −∂W/∂x, and caches per
+// element what AddDForce needs.
+func (s *tetSolid) AddForce(f, x, v []float64) {
+	if s.mesh == nil {
+		return
+	}
+	s.argX = x
+	s.asm.elements(s.forceBody)
+	s.argX = nil
+	s.linearised = true
+	s.asm.accumulate(f)
+}
+
+// AddDForce implements graph.ForceField: df += kFactor·K·dx (elastic
+// forces have no velocity dependence, so bFactor plays no part), with K
+// the tangent at the x of the most recent AddForce (at the state's current
+// position if AddForce was never called).
+func (s *tetSolid) AddDForce(df, dx []float64, kFactor, bFactor float64) {
+	if s.mesh == nil || kFactor == 0 {
+		return
+	}
+	if !s.linearised && s.stride > 0 {
+		// Linearise at the current position: the forces computed on the
+		// way are discarded.
+		s.argX = s.state.Vec(graph.Position)
+		s.asm.elements(s.forceBody)
+		s.linearised = true
+	}
+	s.argX, s.argK = dx, kFactor
+	s.asm.elements(s.dforceBody)
+	s.argX = nil
+	s.asm.accumulate(df)
+}
+
+// PotentialEnergy implements graph.ForceField: W = Σ wₑ Ψ(Fₑ). It leaves
+// the AddDForce linearisation untouched.
+func (s *tetSolid) PotentialEnergy(x []float64) float64 {
+	if s.mesh == nil {
+		return 0
+	}
+	s.argX = x
+	s.asm.elements(s.energyBody)
+	s.argX = nil
+	w := 0.0
+	for _, e := range s.energies {
+		w += e
+	}
+	return w
+}
+
+func (s *tetSolid) energyRange(lo, hi int) {
+	m, x, law := s.mesh, s.argX, s.law
+	for e := lo; e < hi; e++ {
+		s.energies[e] = s.weight[e] * law.Energy(m.gradient(e, x))
+	}
+}
+
+func (s *tetSolid) forceRange(lo, hi int) {
+	m, x, st, law := s.mesh, s.argX, s.stride, s.law
+	for e := lo; e < hi; e++ {
+		P := law.StressCached(m.gradient(e, x), s.cache[st*e:st*e+st])
+		m.nodalForces(e, &P, -s.weight[e], s.elem[12*e:])
+	}
+}
+
+func (s *tetSolid) dforceRange(lo, hi int) {
+	m, dx, st, diff, k := s.mesh, s.argX, s.stride, s.diff, s.argK
+	for e := lo; e < hi; e++ {
+		dP := diff(m.gradient(e, dx), s.cache[st*e:st*e+st])
+		m.nodalForces(e, &dP, -s.weight[e]*k, s.elem[12*e:])
+	}
+}

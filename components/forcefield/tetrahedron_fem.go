@@ -6,6 +6,7 @@ import (
 
 	"github.com/sofago/sofago/geom"
 	"github.com/sofago/sofago/graph"
+	"github.com/sofago/sofago/material"
 )
 
 // TetrahedronFEMForceField is the corotational linear-elastic tetrahedral
@@ -63,6 +64,17 @@ import (
 //     force, so Newton iterations converge only linearly with it. For
 //     "small" R = I and it equals the exact tangent.
 //
+// The laws are those of package material ("small" is material.Linear,
+// "polar" and "svd" are material.CorotationalLinear without and with
+// Invertible), except "large", whose QR-based law lives here (largeLaw);
+// the element machinery (F, forces, tangent products, parallel loops) is
+// tetSolid's, shared with TetrahedronHyperelasticityFEMForceField.
+//
+// Heterogeneous bodies: youngModulusPerElement (one E per tetrahedron, in
+// topology order) or regions (boxes or spheres with their own
+// youngModulus, tested against each rest centroid) scale each element's
+// energy, force and tangent by Eₑ/E at the common ν.
+//
 // The force field reads its tetrahedra from the node's topology and its
 // rest shape from the state's rest positions (graph.RestPosition), and
 // acts on the Vec3 state of its node. AddForce caches per element what
@@ -72,26 +84,16 @@ import (
 // identical whatever the number of workers.
 type TetrahedronFEMForceField struct {
 	graph.ObjectBase
+	material.Heterogeneity
 	Method       string  `toml:"method" doc:"corotational formulation: small (linear FEM), large (rotation from the QR decomposition of F, conservative), polar (polar decomposition), svd (invertible: rotation from the sign-corrected SVD)" enum:"small,large,polar,svd"`
-	YoungModulus float64 `toml:"youngModulus" doc:"Young's modulus E" unit:"Pa" range:"(0,inf)"`
+	YoungModulus float64 `toml:"youngModulus" doc:"Young's modulus E (of the elements no region or per-element list overrides)" unit:"Pa" range:"(0,inf)"`
 	PoissonRatio float64 `toml:"poissonRatio" doc:"Poisson's ratio ν" range:"(-1,0.5)"`
 	Tangent      string  `toml:"tangent" doc:"stiffness used by implicit solvers: exact (the derivative of the force) or warped (R K₀ Rᵀ per element, approximate)" enum:"exact,warped"`
 
-	mesh       *tetElements
-	asm        *tetAssembler
-	elem       []float64 // asm's per-element results (12 per element)
+	tetSolid
 	mu, lambda float64
 	method     femMethod
 	warped     bool
-	stride     int       // cached numbers per element
-	cache      []float64 // linearisation data per element, from AddForce
-	linearised bool      // cache holds the data of some AddForce
-	energies   []float64 // per-element energies for PotentialEnergy
-	forceBody  func(lo, hi int)
-	dforceBody func(lo, hi int)
-	energyBody func(lo, hi int)
-	argX       []float64 // position or dx of the current call, for the bodies
-	argK       float64   // kFactor of the current AddDForce
 }
 
 type femMethod int
@@ -103,18 +105,15 @@ const (
 	methodSVD
 )
 
-// Cached numbers per element, by method and tangent.
-const (
-	strideRotation = 9  // warped: R
-	stridePolar    = 16 // exact polar/svd: R, (tr S·I − S)⁻¹ (6), λ(tr S − 3) − 2μ
-	strideLarge    = 27 // exact large: R, U (6), U⁻¹ (3), G (6), B (3)
-)
+// strideLarge is the cache size of the large law: R, U (6), U⁻¹ (3), G
+// (6), B (3).
+const strideLarge = 27
 
 func init() {
 	graph.Register(graph.TypeInfo{
 		Name:    "TetrahedronFEMForceField",
 		Kind:    graph.KindForceField,
-		Summary: "Corotational linear-elastic tetrahedral FEM (SOFA's TetrahedronFEMForceField): method small (linear), large (QR rotation, conservative), polar, or svd (invertible); exact or stiffness-warping tangent.",
+		Summary: "Corotational linear-elastic tetrahedral FEM (SOFA's TetrahedronFEMForceField): method small (linear), large (QR rotation, conservative), polar, or svd (invertible); exact or stiffness-warping tangent; per-element Young's modulus from regions or a list.",
 		New:     func() graph.Object { return NewTetrahedronFEMForceField() },
 	})
 }
@@ -131,8 +130,8 @@ func NewTetrahedronFEMForceField() *TetrahedronFEMForceField {
 	}
 }
 
-// Validate checks the material and the enumerations (for objects built in
-// code; the loader checks the tags too).
+// Validate checks the material, the enumerations and the heterogeneity
+// (for objects built in code; the loader checks the tags too).
 func (c *TetrahedronFEMForceField) Validate() error {
 	switch c.Method {
 	case "small":
@@ -160,7 +159,7 @@ func (c *TetrahedronFEMForceField) Validate() error {
 	if !(c.PoissonRatio > -1 && c.PoissonRatio < 0.5) {
 		return fmt.Errorf("poissonRatio = %g is out of range (-1, 0.5)", c.PoissonRatio)
 	}
-	return nil
+	return checkStiffnessHeterogeneity(&c.Heterogeneity)
 }
 
 // Init reads the tetrahedra of the node's topology and the rest positions
@@ -169,406 +168,118 @@ func (c *TetrahedronFEMForceField) Init() error {
 	if err := c.Validate(); err != nil {
 		return c.Wrap(err)
 	}
-	if c.Node == nil {
-		return c.Errorf("not attached to a node")
-	}
-	st := c.Node.State()
-	if st == nil {
-		return c.Errorf("no mechanical state in node %q: add a MechanicalObject (template Vec3)", c.Node.Path())
-	}
-	if tn := st.Template().Name(); tn != "Vec3" {
-		return c.Errorf("state %q has template %s; TetrahedronFEMForceField acts on Vec3 points", st.Base().Name, tn)
-	}
-	topo := c.Node.Topology()
-	if topo == nil {
-		return c.Errorf("no topology in node %q or its ancestors: add one with tetrahedra (e.g. RegularGridTopology)", c.Node.Path())
-	}
-	tets := topo.Tetrahedra()
-	if len(tets) == 0 {
-		return c.Errorf("topology %q has no tetrahedra", topo.Base().Name)
-	}
-	rest := st.Vec(graph.RestPosition)
-	mesh, err := newTetElements(rest, tets)
+	mesh, st, tets, err := tetMesh(&c.ObjectBase)
 	if err != nil {
-		return c.Errorf("topology %q: %w", topo.Base().Name, err)
+		return c.Wrap(err)
 	}
-	c.setup(mesh)
+	w, err := elementWeights(mesh, &c.Heterogeneity, st.Vec(graph.RestPosition), tets, c.YoungModulus)
+	if err != nil {
+		return c.Wrap(err)
+	}
+	c.setup(mesh, w, st)
 	return nil
 }
 
-// setup sizes the buffers and builds the loop bodies (once, so that calls
-// allocate nothing).
-func (c *TetrahedronFEMForceField) setup(mesh *tetElements) {
-	c.mesh = mesh
-	E, nu := c.YoungModulus, c.PoissonRatio
-	c.mu = E / (2 * (1 + nu))
-	c.lambda = E * nu / ((1 + nu) * (1 - 2*nu))
-	switch {
-	case c.method == methodSmall:
-		c.stride = 0
-	case c.warped:
-		c.stride = strideRotation
-	case c.method == methodLarge:
-		c.stride = strideLarge
-	default:
-		c.stride = stridePolar
+// setup picks the law of the method and binds the element machinery.
+func (c *TetrahedronFEMForceField) setup(mesh *tetElements, weight []float64, st graph.State) {
+	c.lambda, c.mu = material.Lame(c.YoungModulus, c.PoissonRatio)
+	var law material.Law
+	switch c.method {
+	case methodSmall:
+		law = &material.Linear{Lambda: c.lambda, Mu: c.mu}
+	case methodLarge:
+		law = &largeLaw{mu: c.mu, lambda: c.lambda}
+	case methodPolar:
+		law = &material.CorotationalLinear{Lambda: c.lambda, Mu: c.mu}
+	case methodSVD:
+		law = &material.CorotationalLinear{Lambda: c.lambda, Mu: c.mu, Invertible: true}
 	}
-	ne := mesh.numElements()
-	c.cache = make([]float64, c.stride*ne)
-	c.asm = newTetAssembler(mesh)
-	c.elem = c.asm.elem
-	c.energies = make([]float64, ne)
-	c.linearised = false
-	c.forceBody = c.forceRange
-	c.dforceBody = c.dforceRange
-	c.energyBody = c.energyRange
+	var diff func(geom.Mat3, []float64) geom.Mat3
+	if c.warped && c.method != methodSmall {
+		diff = c.warpedDifferential
+	}
+	c.tetSolid.setup(mesh, law, weight, st, diff)
 }
 
 // Lame returns the Lamé constants μ and λ in use.
 func (c *TetrahedronFEMForceField) Lame() (mu, lambda float64) { return c.mu, c.lambda }
 
-// NumElements returns the number of tetrahedra (0 before Init).
-func (c *TetrahedronFEMForceField) NumElements() int {
-	if c.mesh == nil {
-		return 0
+// warpedDifferential is the stiffness-warping tangent R K₀ Rᵀ:
+// dP = R (2μ sym(X) + λ tr(X) I) with X = RᵀdF and R the element rotation,
+// which both the corotational law (material.CachedRotation) and the large
+// law store first in their caches.
+func (c *TetrahedronFEMForceField) warpedDifferential(dF geom.Mat3, cache []float64) geom.Mat3 {
+	R := (*geom.Mat3)(cache[:9])
+	mu2, lam := 2*c.mu, c.lambda
+	mu := c.mu
+	// Y = 2μ sym(X) + λ tr(X) I, X = RᵀdF, in scalars.
+	x00 := R[0]*dF[0] + R[3]*dF[3] + R[6]*dF[6]
+	x11 := R[1]*dF[1] + R[4]*dF[4] + R[7]*dF[7]
+	x22 := R[2]*dF[2] + R[5]*dF[5] + R[8]*dF[8]
+	x01 := R[0]*dF[1] + R[3]*dF[4] + R[6]*dF[7]
+	x10 := R[1]*dF[0] + R[4]*dF[3] + R[7]*dF[6]
+	x02 := R[0]*dF[2] + R[3]*dF[5] + R[6]*dF[8]
+	x20 := R[2]*dF[0] + R[5]*dF[3] + R[8]*dF[6]
+	x12 := R[1]*dF[2] + R[4]*dF[5] + R[7]*dF[8]
+	x21 := R[2]*dF[1] + R[5]*dF[4] + R[8]*dF[7]
+	t := lam * (x00 + x11 + x22)
+	y00, y11, y22 := mu2*x00+t, mu2*x11+t, mu2*x22+t
+	y01, y02, y12 := mu*(x01+x10), mu*(x02+x20), mu*(x12+x21)
+	var dP geom.Mat3
+	for r := 0; r < 9; r += 3 {
+		r0, r1, r2 := R[r], R[r+1], R[r+2]
+		dP[r] = r0*y00 + r1*y01 + r2*y02
+		dP[r+1] = r0*y01 + r1*y11 + r2*y12
+		dP[r+2] = r0*y02 + r1*y12 + r2*y22
 	}
-	return c.mesh.numElements()
+	return dP
 }
 
-// AddForce implements graph.ForceField: f += −∂W/∂x, and caches the
-// element rotations (and what the exact tangent needs) for AddDForce.
-func (c *TetrahedronFEMForceField) AddForce(f, x, v []float64) {
-	if c.mesh == nil {
-		return
-	}
-	c.argX = x
-	c.asm.elements(c.forceBody)
-	c.argX = nil
-	c.linearised = true
-	c.asm.accumulate(f)
+// largeLaw is the energy of method "large" as a material.Law: Ψ =
+// μ|sym(U) − I|² + λ/2 (tr U − 3)² with F = R U the QR (Gram–Schmidt)
+// decomposition of F. Its cache holds R, U, U⁻¹, G and B (largeElement).
+type largeLaw struct{ mu, lambda float64 }
+
+func (l *largeLaw) Energy(F geom.Mat3) float64 {
+	var r largeElement
+	r.decompose(&F)
+	u := &r.U
+	d0, d1, d2 := u[0]-1, u[3]-1, u[5]-1
+	tr := d0 + d1 + d2
+	return l.mu*(d0*d0+d1*d1+d2*d2+0.5*(u[1]*u[1]+u[2]*u[2]+u[4]*u[4])) + 0.5*l.lambda*tr*tr
 }
 
-// AddDForce implements graph.ForceField: df += kFactor·K·dx (the force has
-// no velocity dependence, so bFactor plays no part). K is the tangent
-// chosen by `tangent`, at the x of the most recent AddForce (at the state's
-// current position if AddForce was never called).
-func (c *TetrahedronFEMForceField) AddDForce(df, dx []float64, kFactor, bFactor float64) {
-	if c.mesh == nil || kFactor == 0 {
-		return
-	}
-	if !c.linearised && c.stride > 0 {
-		// Linearise at the current position: the forces computed on the
-		// way are discarded.
-		c.argX = c.Node.State().Vec(graph.Position)
-		c.asm.elements(c.forceBody)
-		c.linearised = true
-	}
-	c.argX, c.argK = dx, kFactor
-	c.asm.elements(c.dforceBody)
-	c.argX = nil
-	c.asm.accumulate(df)
+func (l *largeLaw) Stress(F geom.Mat3) geom.Mat3 {
+	var cache [strideLarge]float64
+	return l.StressCached(F, cache[:])
 }
 
-// PotentialEnergy implements graph.ForceField: W = Σ V Ψ(F). It leaves the
-// AddDForce linearisation untouched.
-func (c *TetrahedronFEMForceField) PotentialEnergy(x []float64) float64 {
-	if c.mesh == nil {
-		return 0
-	}
-	c.argX = x
-	c.asm.elements(c.energyBody)
-	c.argX = nil
-	w := 0.0
-	for _, e := range c.energies {
-		w += e
-	}
-	return w
+func (l *largeLaw) StressDifferential(F, dF geom.Mat3) geom.Mat3 {
+	var cache [strideLarge]float64
+	l.StressCached(F, cache[:])
+	return l.StressDifferentialCached(dF, cache[:])
 }
 
-// energyRange computes the element energies of [lo, hi).
-func (c *TetrahedronFEMForceField) energyRange(lo, hi int) {
-	m, x := c.mesh, c.argX
-	for e := lo; e < hi; e++ {
-		c.energies[e] = m.vol[e] * c.energyDensity(m.gradient(e, x))
-	}
+func (l *largeLaw) CacheSize() int { return strideLarge }
+
+func (l *largeLaw) StressCached(F geom.Mat3, cache []float64) geom.Mat3 {
+	var q largeElement
+	q.decompose(&F)
+	var P geom.Mat3
+	q.stress(&P, l.mu, l.lambda)
+	cc := cache[:strideLarge:strideLarge]
+	copy(cc[:9], q.R[:])
+	copy(cc[9:15], q.U[:])
+	copy(cc[15:18], q.Ui[:])
+	copy(cc[18:24], q.G[:])
+	copy(cc[24:27], q.B[:])
+	return P
 }
 
-// energyDensity returns Ψ(F) for the method.
-func (c *TetrahedronFEMForceField) energyDensity(F geom.Mat3) float64 {
-	mu, lam := c.mu, c.lambda
-	switch c.method {
-	case methodSmall:
-		e00, e11, e22 := F[0]-1, F[4]-1, F[8]-1
-		e01, e02, e12 := 0.5*(F[1]+F[3]), 0.5*(F[2]+F[6]), 0.5*(F[5]+F[7])
-		tr := e00 + e11 + e22
-		return mu*(e00*e00+e11*e11+e22*e22+2*(e01*e01+e02*e02+e12*e12)) + 0.5*lam*tr*tr
-	case methodLarge:
-		var r largeElement
-		r.decompose(&F)
-		u := &r.U
-		d0, d1, d2 := u[0]-1, u[3]-1, u[5]-1
-		tr := d0 + d1 + d2
-		return mu*(d0*d0+d1*d1+d2*d2+0.5*(u[1]*u[1]+u[2]*u[2]+u[4]*u[4])) + 0.5*lam*tr*tr
-	default:
-		var S geom.Mat3
-		if c.method == methodSVD && !clearlyPositive(&F) {
-			_, S, _ = svdRotation(&F)
-		} else {
-			_, S = geom.Polar(F)
-		}
-		d0, d1, d2 := S[0]-1, S[4]-1, S[8]-1
-		tr := d0 + d1 + d2
-		return mu*(d0*d0+d1*d1+d2*d2+2*(S[1]*S[1]+S[2]*S[2]+S[5]*S[5])) + 0.5*lam*tr*tr
-	}
-}
-
-// forceRange computes the element forces of [lo, hi) into c.elem and
-// caches the linearisation data.
-func (c *TetrahedronFEMForceField) forceRange(lo, hi int) {
-	switch c.method {
-	case methodSmall:
-		c.forceSmall(lo, hi)
-	case methodLarge:
-		c.forceLarge(lo, hi)
-	default:
-		c.forceRotational(lo, hi)
-	}
-}
-
-// dforceRange computes the element force differentials of [lo, hi).
-func (c *TetrahedronFEMForceField) dforceRange(lo, hi int) {
-	switch {
-	case c.method == methodSmall:
-		c.dforceSmall(lo, hi)
-	case c.warped:
-		c.dforceWarped(lo, hi)
-	case c.method == methodLarge:
-		c.dforceLarge(lo, hi)
-	default:
-		c.dforceRotational(lo, hi)
-	}
-}
-
-// linearStress returns 2μ sym(G) + λ tr(G) I, the linear-elastic stress of
-// a displacement gradient G (also the differential of that stress).
-func linearStress(G *geom.Mat3, mu2, lam float64) geom.Mat3 {
-	t := lam * (G[0] + G[4] + G[8])
-	mu := 0.5 * mu2
-	s01, s02, s12 := mu*(G[1]+G[3]), mu*(G[2]+G[6]), mu*(G[5]+G[7])
-	return geom.Mat3{
-		mu2*G[0] + t, s01, s02,
-		s01, mu2*G[4] + t, s12,
-		s02, s12, mu2*G[8] + t,
-	}
-}
-
-func (c *TetrahedronFEMForceField) forceSmall(lo, hi int) {
-	m, x, mu2, lam := c.mesh, c.argX, 2*c.mu, c.lambda
-	for e := lo; e < hi; e++ {
-		F := m.gradient(e, x)
-		F[0]--
-		F[4]--
-		F[8]--
-		P := linearStress(&F, mu2, lam)
-		m.nodalForces(e, &P, -m.vol[e], c.elem[12*e:])
-	}
-}
-
-func (c *TetrahedronFEMForceField) dforceSmall(lo, hi int) {
-	m, dx, mu2, lam := c.mesh, c.argX, 2*c.mu, c.lambda
-	for e := lo; e < hi; e++ {
-		dF := m.gradient(e, dx)
-		dP := linearStress(&dF, mu2, lam)
-		m.nodalForces(e, &dP, -m.vol[e]*c.argK, c.elem[12*e:])
-	}
-}
-
-// dforceWarped applies the stiffness-warping tangent R K₀ Rᵀ:
-// dP = R (2μ sym(X) + λ tr(X) I) with X = RᵀdF.
-func (c *TetrahedronFEMForceField) dforceWarped(lo, hi int) {
-	m, dx, mu2, lam, st := c.mesh, c.argX, 2*c.mu, c.lambda, c.stride
-	mu := 0.5 * mu2
-	for e := lo; e < hi; e++ {
-		dF := m.gradient(e, dx)
-		R := (*geom.Mat3)(c.cache[st*e : st*e+9])
-		// Y = 2μ sym(X) + λ tr(X) I, X = RᵀdF, in scalars.
-		x00 := R[0]*dF[0] + R[3]*dF[3] + R[6]*dF[6]
-		x11 := R[1]*dF[1] + R[4]*dF[4] + R[7]*dF[7]
-		x22 := R[2]*dF[2] + R[5]*dF[5] + R[8]*dF[8]
-		x01 := R[0]*dF[1] + R[3]*dF[4] + R[6]*dF[7]
-		x10 := R[1]*dF[0] + R[4]*dF[3] + R[7]*dF[6]
-		x02 := R[0]*dF[2] + R[3]*dF[5] + R[6]*dF[8]
-		x20 := R[2]*dF[0] + R[5]*dF[3] + R[8]*dF[6]
-		x12 := R[1]*dF[2] + R[4]*dF[5] + R[7]*dF[8]
-		x21 := R[2]*dF[1] + R[5]*dF[4] + R[8]*dF[7]
-		t := lam * (x00 + x11 + x22)
-		y00, y11, y22 := mu2*x00+t, mu2*x11+t, mu2*x22+t
-		y01, y02, y12 := mu*(x01+x10), mu*(x02+x20), mu*(x12+x21)
-		var dP geom.Mat3
-		for r := 0; r < 9; r += 3 {
-			r0, r1, r2 := R[r], R[r+1], R[r+2]
-			dP[r] = r0*y00 + r1*y01 + r2*y02
-			dP[r+1] = r0*y01 + r1*y11 + r2*y12
-			dP[r+2] = r0*y02 + r1*y12 + r2*y22
-		}
-		m.nodalForces(e, &dP, -m.vol[e]*c.argK, c.elem[12*e:])
-	}
-}
-
-// forceRotational handles polar and svd: P = 2μ(F − R) + λ(tr S − 3) R.
-func (c *TetrahedronFEMForceField) forceRotational(lo, hi int) {
-	m, x, mu2, lam, st := c.mesh, c.argX, 2*c.mu, c.lambda, c.stride
-	svd := c.method == methodSVD
-	for e := lo; e < hi; e++ {
-		F := m.gradient(e, x)
-		var R, S geom.Mat3
-		var minv [6]float64
-		if svd && !clearlyPositive(&F) {
-			R, S, minv = svdRotation(&F)
-		} else {
-			R, S = geom.Polar(F)
-			minv = rotationRateInverse(&S)
-		}
-		t := S[0] + S[4] + S[8] - 3
-		var P geom.Mat3
-		a := lam * t
-		for i := range P {
-			P[i] = mu2*(F[i]-R[i]) + a*R[i]
-		}
-		m.nodalForces(e, &P, -m.vol[e], c.elem[12*e:])
-		cc := c.cache[st*e : st*e+st]
-		copy(cc[:9], R[:])
-		if st == stridePolar {
-			copy(cc[9:15], minv[:])
-			cc[15] = a - mu2
-		}
-	}
-}
-
-// dforceRotational is the exact tangent of polar and svd:
-// dP = 2μ dF + λ tr(X) R + (λ(tr S − 3) − 2μ) dR, X = RᵀdF,
-// dR = R[ω]×, ω = (tr S·I − S)⁻¹ axial(X − Xᵀ).
-func (c *TetrahedronFEMForceField) dforceRotational(lo, hi int) {
-	m, dx, mu2, lam := c.mesh, c.argX, 2*c.mu, c.lambda
-	for e := lo; e < hi; e++ {
-		dF := m.gradient(e, dx)
-		cc := c.cache[stridePolar*e : stridePolar*e+stridePolar]
-		R := (*[9]float64)(cc[:9])
-		mi := cc[9:15:15]
-		// X = RᵀdF: its trace and the axial vector of X − Xᵀ.
-		trX := 0.0
-		for i := 0; i < 9; i++ {
-			trX += R[i] * dF[i]
-		}
-		x01 := R[0]*dF[1] + R[3]*dF[4] + R[6]*dF[7]
-		x10 := R[1]*dF[0] + R[4]*dF[3] + R[7]*dF[6]
-		x02 := R[0]*dF[2] + R[3]*dF[5] + R[6]*dF[8]
-		x20 := R[2]*dF[0] + R[5]*dF[3] + R[8]*dF[6]
-		x12 := R[1]*dF[2] + R[4]*dF[5] + R[7]*dF[8]
-		x21 := R[2]*dF[1] + R[5]*dF[4] + R[8]*dF[7]
-		a0, a1, a2 := x21-x12, x02-x20, x10-x01
-		w0 := mi[0]*a0 + mi[1]*a1 + mi[2]*a2
-		w1 := mi[1]*a0 + mi[3]*a1 + mi[4]*a2
-		w2 := mi[2]*a0 + mi[4]*a1 + mi[5]*a2
-		// dR = R [ω]×: columns ω₂r₁ − ω₁r₂, ω₀r₂ − ω₂r₀, ω₁r₀ − ω₀r₁.
-		cr, lt := cc[15], lam*trX
-		var dP geom.Mat3
-		for r := 0; r < 9; r += 3 {
-			r0, r1, r2 := R[r], R[r+1], R[r+2]
-			dP[r] = mu2*dF[r] + lt*r0 + cr*(w2*r1-w1*r2)
-			dP[r+1] = mu2*dF[r+1] + lt*r1 + cr*(w0*r2-w2*r0)
-			dP[r+2] = mu2*dF[r+2] + lt*r2 + cr*(w1*r0-w0*r1)
-		}
-		m.nodalForces(e, &dP, -m.vol[e]*c.argK, c.elem[12*e:])
-	}
-}
-
-// rotationRateInverse returns the upper triangle (00, 01, 02, 11, 12, 22)
-// of (tr(S)·I − S)⁻¹ for a symmetric S, the matrix that turns
-// axial(RᵀdF − dFᵀR) into the rotation rate ω. Its eigenvalues are the
-// sums σᵢ + σⱼ of pairs of eigenvalues of S; when their product is tiny
-// against the scale of S (S of rank ≤ 1 for the polar S) it goes through
-// the eigen-decomposition with the sums clamped (see clampedRateInverse).
-func rotationRateInverse(S *geom.Mat3) [6]float64 {
-	m00, m11, m22 := S[4]+S[8], S[0]+S[8], S[0]+S[4]
-	m01, m02, m12 := -S[1], -S[2], -S[5]
-	c00 := m11*m22 - m12*m12
-	c11 := m00*m22 - m02*m02
-	c22 := m00*m11 - m01*m01
-	c01 := m02*m12 - m01*m22
-	c02 := m01*m12 - m02*m11
-	c12 := m01*m02 - m00*m12
-	det := m00*c00 + m01*c01 + m02*c02
-	scale := math.Abs(m00) + math.Abs(m11) + math.Abs(m22)
-	if math.Abs(det) > 1e-12*scale*scale*scale {
-		inv := 1 / det
-		return [6]float64{c00 * inv, c01 * inv, c02 * inv, c11 * inv, c12 * inv, c22 * inv}
-	}
-	lam, V := geom.SymEigen(*S)
-	return clampedRateInverse(lam, &V)
-}
-
-// clampedRateInverse returns V diag(1/dᵢ) Vᵀ (upper triangle) with
-// d = (s₁+s₂, s₀+s₂, s₀+s₁), each sum kept at least 1e-6·Σ|sᵢ| in
-// magnitude with its sign (+ for 0). The sums vanish exactly where the
-// rotation of F stops being differentiable; there the clamp keeps the
-// tangent bounded (and approximate).
-func clampedRateInverse(s geom.Vec3, V *geom.Mat3) [6]float64 {
-	floor := 1e-6 * (math.Abs(s[0]) + math.Abs(s[1]) + math.Abs(s[2]))
-	if floor == 0 {
-		floor = 1e-300
-	}
-	d := geom.Vec3{s[1] + s[2], s[0] + s[2], s[0] + s[1]}
-	for i := range d {
-		if math.Abs(d[i]) < floor {
-			if d[i] < 0 {
-				d[i] = -floor
-			} else {
-				d[i] = floor
-			}
-		}
-		d[i] = 1 / d[i]
-	}
-	var out [6]float64
-	k := 0
-	for i := 0; i < 3; i++ {
-		for j := i; j < 3; j++ {
-			out[k] = V[3*i]*d[0]*V[3*j] + V[3*i+1]*d[1]*V[3*j+1] + V[3*i+2]*d[2]*V[3*j+2]
-			k++
-		}
-	}
-	return out
-}
-
-// clearlyPositive reports whether det F > 1e-10·‖F‖³: F is then neither
-// inverted nor numerically singular, its polar rotation is a rotation and
-// equals the invertible-FEM rotation, and geom.Polar computes it by
-// iteration (its SVD fallback uses the same threshold).
-func clearlyPositive(F *geom.Mat3) bool {
-	det := F[0]*(F[4]*F[8]-F[5]*F[7]) - F[1]*(F[3]*F[8]-F[5]*F[6]) + F[2]*(F[3]*F[7]-F[4]*F[6])
-	n2 := 0.0
-	for _, v := range F {
-		n2 += v * v
-	}
-	return det > 1e-10*n2*math.Sqrt(n2)
-}
-
-// svdRotation returns the rotation R, the stretch S = RᵀF and the rate
-// inverse (tr S·I − S)⁻¹ of the invertible-FEM decomposition of F from the
-// sign-corrected SVD F = U Σ̂ Vᵀ: R = U Vᵀ, S = V Σ̂ Vᵀ. For clearly
-// positive F this is the polar decomposition, which the callers use
-// instead (faster).
-func svdRotation(F *geom.Mat3) (R, S geom.Mat3, minv [6]float64) {
-	U, s, V := geom.SVD(*F)
-	R = U.MulT(V)
-	S = V.Mul(geom.Diag(s)).MulT(V)
-	S[1] = 0.5 * (S[1] + S[3])
-	S[3] = S[1]
-	S[2] = 0.5 * (S[2] + S[6])
-	S[6] = S[2]
-	S[5] = 0.5 * (S[5] + S[7])
-	S[7] = S[5]
-	return R, S, clampedRateInverse(s, &V)
+func (l *largeLaw) StressDifferentialCached(dF geom.Mat3, cache []float64) geom.Mat3 {
+	var dP geom.Mat3
+	largeDStress(&dP, cache, &dF, l.mu, l.lambda)
+	return dP
 }
 
 // largeElement holds the QR decomposition F = R U of the "large" method
@@ -693,40 +404,9 @@ func tmulTo(C, A, B *geom.Mat3) {
 	}
 }
 
-func (c *TetrahedronFEMForceField) forceLarge(lo, hi int) {
-	m, x, st := c.mesh, c.argX, c.stride
-	var q largeElement
-	for e := lo; e < hi; e++ {
-		F := m.gradient(e, x)
-		q.decompose(&F)
-		var P geom.Mat3
-		q.stress(&P, c.mu, c.lambda)
-		m.nodalForces(e, &P, -m.vol[e], c.elem[12*e:])
-		cc := c.cache[st*e : st*e+st]
-		copy(cc[:9], q.R[:])
-		if st == strideLarge {
-			copy(cc[9:15], q.U[:])
-			copy(cc[15:18], q.Ui[:])
-			copy(cc[18:24], q.G[:])
-			copy(cc[24:27], q.B[:])
-		}
-	}
-}
-
-func (c *TetrahedronFEMForceField) dforceLarge(lo, hi int) {
-	m, dx := c.mesh, c.argX
-	for e := lo; e < hi; e++ {
-		dF := m.gradient(e, dx)
-		cc := c.cache[strideLarge*e : strideLarge*e+strideLarge]
-		var dP geom.Mat3
-		largeDStress(&dP, cc, &dF, c.mu, c.lambda)
-		m.nodalForces(e, &dP, -m.vol[e]*c.argK, c.elem[12*e:])
-	}
-}
-
 // largeDStress sets dP to the exact differential of the "large" stress
 // P = R(G − B) for a change dF, from the cached element data cc
-// (R, U, U⁻¹, G, B as laid out by forceLarge):
+// (R, U, U⁻¹, G, B as laid out by largeLaw.StressCached):
 //
 //	X  = RᵀdF;  Ω skew with Ω_ij = (X U⁻¹)_ij for i > j
 //	dU = X − ΩU (upper triangular)

@@ -28,11 +28,21 @@ type vegaForces struct {
 			Energy float64   `json:"energy"`
 			Force  []float64 `json:"force"`
 		} `json:"linear_fem_warp0"`
+		StVK       vegaHyperelastic `json:"stvk"`
+		NeoHookean vegaHyperelastic `json:"neohookean"`
 	} `json:"poses"`
 	Probes struct {
 		Probe0 []float64 `json:"probe0"`
 		Probe1 []float64 `json:"probe1"`
 	} `json:"probes"`
+}
+
+// vegaHyperelastic is one law's reference at one pose: energy, internal
+// force and stiffness products.
+type vegaHyperelastic struct {
+	Energy float64   `json:"energy"`
+	Force  []float64 `json:"force"`
+	vegaTangent
 }
 
 type vegaTangent struct {
