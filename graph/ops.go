@@ -390,9 +390,12 @@ func (o *Ops) AccFromF(a, f VecID) error {
 	}
 	for _, s := range o.independent {
 		m := s.Base().Node.Mass()
+		if m == nil {
+			return s.Base().Errorf("state has no mass; add one (UniformMass, DiagonalMass, MeshMatrixMass, RigidMass)")
+		}
 		inv, ok := m.(InverseMass)
-		if m == nil || !ok {
-			return s.Base().Errorf("state has no invertible mass; add a mass (UniformMass, DiagonalMass, RigidMass) or a linear solver")
+		if !ok {
+			return m.Base().Errorf("this mass has no cheap inverse (a consistent mass such as MeshMatrixMass couples DOFs): add a linear solver (e.g. CGLinearSolver) to the explicit solver's node, or use a diagonal mass (DiagonalMass)")
 		}
 		inv.AccFromF(s.Vec(a), s.Vec(f))
 	}
