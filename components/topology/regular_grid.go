@@ -14,7 +14,8 @@ import (
 // then j, then i; each cell's tetrahedra follow the axis permutations
 // (0,1,2), (0,2,1), (1,0,2), (1,2,0), (2,0,1), (2,1,0): t0 is the cell's low
 // corner and t1, t2, t3 step along the permuted axes; t2 and t3 are swapped
-// when needed to make the tetrahedron positive. This is exactly the
+// for the odd permutations to make the tetrahedron positive (KuhnSplit,
+// shared with SparseGridTopology). This is exactly the
 // recipe of the VegaFEM reference bar (../shared/reference/vega), so a grid
 // with n = [3, 3, 11] over [0,0.2]×[0,0.2]×[0,1] reproduces its mesh.
 type RegularGridTopology struct {
@@ -85,24 +86,16 @@ func (g *RegularGridTopology) build() {
 			}
 		}
 	}
-	perms := [6][3]int{{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}}
 	g.tets = make([][4]int, 0, 6*(nx-1)*(ny-1)*(nz-1))
 	for k := 0; k < nz-1; k++ {
 		for j := 0; j < ny-1; j++ {
 			for i := 0; i < nx-1; i++ {
-				for _, p := range perms {
-					c := [3]int{i, j, k}
-					var t [4]int
-					t[0] = g.Index(c[0], c[1], c[2])
-					for s := 0; s < 3; s++ {
-						c[p[s]]++
-						t[s+1] = g.Index(c[0], c[1], c[2])
-					}
-					if TetVolume(g.points, t) < 0 {
-						t[2], t[3] = t[3], t[2]
-					}
-					g.tets = append(g.tets, t)
+				var corner [8]int
+				for b := range corner {
+					corner[b] = g.Index(i+(b&1), j+(b>>1&1), k+(b>>2))
 				}
+				split := KuhnSplit(corner)
+				g.tets = append(g.tets, split[:]...)
 			}
 		}
 	}
