@@ -3,6 +3,7 @@ package meshio
 import (
 	"errors"
 	"math"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -111,4 +112,34 @@ func TestOBJMalformed(t *testing.T) {
 			t.Errorf("%s: %q does not start with %q", c.file, err, prefix)
 		}
 	}
+}
+
+// FuzzReadOBJ: whatever the bytes, ReadOBJ returns a valid mesh or an
+// *Error, never panics.
+func FuzzReadOBJ(f *testing.F) {
+	for _, name := range []string{"obj_cube_quads.obj", "obj_index_out_of_range.obj", "obj_bad_reference.obj"} {
+		data, err := os.ReadFile("testdata/" + name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(dir, "fuzz.obj")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		m, err := ReadOBJ(path)
+		if err != nil {
+			var me *Error
+			if !errors.As(err, &me) {
+				t.Fatalf("error %T %v, want *Error", err, err)
+			}
+			return
+		}
+		if err := m.Validate(); err != nil || len(m.Triangles) == 0 {
+			t.Fatalf("invalid mesh accepted: %v (%d triangles)", err, len(m.Triangles))
+		}
+	})
 }

@@ -84,6 +84,9 @@ func ReadSTL(path string) (*Mesh, error) {
 		}
 	}
 	m := weldSTL(solid.Triangles)
+	if len(m.Triangles) == 0 {
+		return nil, errorAt(path, 0, "no triangles: all %d facets are degenerate (a repeated vertex)", len(solid.Triangles))
+	}
 	m.Name = path
 	return m, nil
 }

@@ -187,6 +187,7 @@ func TestSTLMalformed(t *testing.T) {
 		{"stl_short.stl", 0, "not an STL file"},
 		{"stl_zero_triangles.stl", 0, "no triangles"},
 		{"stl_zero_triangles_binary.stl", 0, "no triangles"},
+		{"stl_degenerate_only.stl", 0, "all 1 facets are degenerate"},
 		{"stl_bad_keyword.stl", 12, `"vertex" expected`},
 		{"stl_bad_number.stl", 5, "Unable to parse float"},
 		{"stl_missing_vertex.stl", 6, `"vertex" expected`},
@@ -254,4 +255,34 @@ func TestWriteSTLRejects(t *testing.T) {
 			t.Errorf("%s: a file was left behind", name)
 		}
 	}
+}
+
+// FuzzReadSTL: whatever the bytes, ReadSTL returns a valid mesh or an
+// *Error, never panics.
+func FuzzReadSTL(f *testing.F) {
+	for _, name := range []string{"stl_tetrahedron_unnamed.stl", "stl_bad_keyword.stl", "stl_truncated_binary.stl", "stl_zero_triangles_binary.stl", "external/cube_gmsh_surface.stl"} {
+		data, err := os.ReadFile("testdata/" + name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(dir, "fuzz.stl")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		m, err := ReadSTL(path)
+		if err != nil {
+			var me *Error
+			if !errors.As(err, &me) {
+				t.Fatalf("error %T %v, want *Error", err, err)
+			}
+			return
+		}
+		if err := m.Validate(); err != nil || len(m.Triangles) == 0 {
+			t.Fatalf("invalid mesh accepted: %v (%d triangles)", err, len(m.Triangles))
+		}
+	})
 }
