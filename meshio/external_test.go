@@ -9,7 +9,8 @@ import (
 // unit cube meshed by Gmsh 4.8.4 and saved as .msh 4.1, .msh 2.2 and legacy
 // VTK; the same mesh converted by meshio 5.0 to VTK 5.1 (OFFSETS and
 // CONNECTIVITY) and to TetGen files numbered from 0; and the cube's
-// surface tetrahedralised by TetGen 1.5.0 (.node/.ele/.face numbered from 1).
+// surface tetrahedralised by TetGen 1.5.0 (.node/.ele/.face numbered from 1);
+// Gmsh's STL of the cube's surface mesh.
 
 // triangleArea returns the area of triangle t.
 func triangleArea(m *Mesh, t [3]int) float64 {
@@ -110,4 +111,16 @@ func TestExternalFiles(t *testing.T) {
 		t.Fatalf("cube_tetgen: %d points, %d tetrahedra", tg.NumPoints(), len(tg.Tetrahedra))
 	}
 	check("cube_tetgen", tg, 132)
+
+	// Gmsh's ASCII STL of the cube's surface mesh (through ReadSTL): the
+	// same 84 triangles over the 44 surface points, closed, oriented
+	// outwards (enclosed volume +1).
+	surf, err := Read("testdata/external/cube_gmsh_surface.stl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if surf.NumPoints() != 44 || len(surf.Triangles) != 84 || surf.BoundaryEdges() != 0 || math.Abs(surf.EnclosedVolume()-1) > 1e-6 {
+		t.Errorf("cube_gmsh_surface.stl: %d points, %d triangles, %d boundary edges, enclosed volume %.9g",
+			surf.NumPoints(), len(surf.Triangles), surf.BoundaryEdges(), surf.EnclosedVolume())
+	}
 }

@@ -29,8 +29,10 @@ func Read(path string) (*Mesh, error) {
 		return ReadTetGen(path)
 	case ".veg":
 		return ReadVEG(path)
-	case ".stl", ".obj":
-		return nil, &Error{File: path, Err: unsupportedf("%s surface meshes not yet supported", ext)}
+	case ".stl":
+		return ReadSTL(path)
+	case ".obj":
+		return ReadOBJ(path)
 	default:
 		return nil, &Error{File: path, Err: unsupportedf("unknown mesh format %q (known: .msh .vtk .node .ele .face .veg .stl .obj)", ext)}
 	}
@@ -38,20 +40,25 @@ func Read(path string) (*Mesh, error) {
 
 // Write writes a mesh file, choosing the format by extension: .msh (Gmsh
 // ASCII 4.1; WriteMSH writes 2.2), .vtk, .node or .ele (TetGen: writes the
-// .node, .ele and, when m has triangles, .face files of the same base name),
-// .veg. The file is written atomically.
+// .node, .ele and .face files of the same base name), .veg (tetrahedra
+// only), .stl (binary; WriteSTL writes ASCII) and .obj (triangles only).
+// Every file is written atomically.
 func Write(path string, m *Mesh) error {
 	switch ext := strings.ToLower(filepath.Ext(path)); ext {
 	case ".msh":
 		return WriteMSH(path, m, "4.1")
 	case ".vtk":
 		return WriteVTK(path, m)
-	case ".node", ".ele":
+	case ".node", ".ele", ".face":
 		return WriteTetGen(path, m)
 	case ".veg":
 		return WriteVEG(path, m)
+	case ".stl":
+		return WriteSTL(path, m, true)
+	case ".obj":
+		return WriteOBJ(path, m)
 	default:
-		return unsupportedf("writing %s: no writer for %q (known: .msh .vtk .node .ele .veg)", path, ext)
+		return unsupportedf("writing %s: no writer for %q (known: .msh .vtk .node .ele .veg .stl .obj)", path, ext)
 	}
 }
 

@@ -170,6 +170,24 @@ func TestRoundTrip(t *testing.T) {
 		{".node", Write, true},
 		{".veg", Write, false},
 	}
+	// The surface formats through Read and Write. STL stores a triangle
+	// soup of float32 coordinates that the reader welds, numbering points
+	// by first use: the sample has coordinates exact in float32 and points
+	// numbered in the order the triangles first use them.
+	square := &Mesh{Points: []float64{0, 0, 0, 0.5, 0, 0, 0, 0.25, 0, 0.5, 0.25, -1}, Triangles: [][3]int{{0, 1, 2}, {1, 3, 2}}}
+	for _, ext := range []string{".obj", ".stl"} {
+		path := filepath.Join(dir, "surface"+ext)
+		if err := Write(path, square); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		got, err := Read(path)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if err := sameMesh(got, square); err != nil {
+			t.Errorf("%s: read back: %v", path, err)
+		}
+	}
 	for name, m := range meshes {
 		for i, w := range writers {
 			if !w.triangles && len(m.Triangles) > 0 {
@@ -220,6 +238,9 @@ func TestWriteErrors(t *testing.T) {
 	if err := Write(filepath.Join(dir, "m.veg"), fivePoints); err == nil || !strings.Contains(err.Error(), "no triangles") {
 		t.Errorf(".veg with triangles: error %v", err)
 	}
+	if err := Write(filepath.Join(dir, "m.stl"), &Mesh{Points: fivePoints.Points, Tetrahedra: fivePoints.Tetrahedra}); err == nil || !strings.Contains(err.Error(), "no triangles") {
+		t.Errorf(".stl without triangles: error %v", err)
+	}
 	if err := Write(filepath.Join(dir, "m.xyz"), fivePoints); !errors.Is(err, ErrUnsupported) {
 		t.Errorf(".xyz: error %v", err)
 	}
@@ -234,6 +255,8 @@ func TestWriteErrors(t *testing.T) {
 func TestReadDispatchErrors(t *testing.T) {
 	for _, c := range []struct{ path, msg string }{
 		{"testdata/mesh.xyz", `unknown mesh format ".xyz"`},
+		{"testdata/missing.stl", "no such file"},
+		{"testdata/missing.obj", "no such file"},
 		{"testdata/missing.msh", "no such file"},
 		{"testdata/missing.ele", "missing.node"},
 	} {

@@ -258,6 +258,35 @@ func TestMeshLoaderMirror(t *testing.T) {
 	}
 }
 
+// A surface file (STL, OBJ) gives a topology of triangles only: the
+// file's, in its order, on the side it faces; a mirroring scale reverses
+// them so the surface still faces out (its enclosed volume stays positive).
+func TestMeshLoaderSurfaceFiles(t *testing.T) {
+	for _, file := range []string{
+		"../../meshio/testdata/external/cube_gmsh_surface.stl",
+		"../../meshio/testdata/obj_cube_quads.obj",
+	} {
+		want, err := meshio.Read(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, scale := range []string{"[1, 1, 1]", "[2, -1, 1]"} {
+			s := graphtest.MustLoad(t, "loader_test.toml", loaderScene(file, "scale3d = "+scale))
+			l := graphtest.Find[*topology.MeshLoader](t, s, "body/loader")
+			got := &meshio.Mesh{Points: l.Points(), Triangles: l.Triangles()}
+			wantVol := want.EnclosedVolume()
+			if scale != "[1, 1, 1]" {
+				wantVol *= 2
+			}
+			if len(l.Tetrahedra()) != 0 || len(got.Triangles) != len(want.Triangles) || !(wantVol > 0) ||
+				math.Abs(got.EnclosedVolume()-wantVol) > 1e-12*wantVol {
+				t.Errorf("%s scale %s: %d tetrahedra, %d triangles enclosing %g; file: %d triangles enclosing %g",
+					file, scale, len(l.Tetrahedra()), len(got.Triangles), got.EnclosedVolume(), len(want.Triangles), wantVol)
+			}
+		}
+	}
+}
+
 func mustGrid(t *testing.T) *meshio.Mesh {
 	g, err := topology.NewRegularGrid([3]float64{0, 0, 0}, [3]float64{1, 0.2, 0.3}, [3]int{4, 2, 3})
 	if err != nil {
