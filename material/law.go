@@ -25,9 +25,11 @@ import (
 // per element) what StressDifferentialCached needs to return dP at that F
 // for any dF, so a conjugate-gradient solve that asks for many products
 // K·dx at one configuration does the expensive part (rotations,
-// logarithms, cofactors) once. Arguments and results are passed by value:
-// an interface call with pointer arguments would make the compiler move
-// them to the heap.
+// logarithms, cofactors) once. Its matrices are flat row-major slices of 9
+// numbers in the caller's (heap) memory, which must not alias: passing
+// 3×3 arrays by value costs about 12 ns per call (they travel through the
+// stack), and pointers to the caller's local arrays would make the
+// compiler move them to the heap at every call through the interface.
 //
 // Every law of this package is proportional to Young's modulus at a fixed
 // Poisson's ratio (Ψ is linear in (λ, μ), and the shape parameters of the
@@ -43,11 +45,11 @@ type Law interface {
 	StressDifferential(F, dF geom.Mat3) geom.Mat3
 	// CacheSize is the number of values StressCached stores per call.
 	CacheSize() int
-	// StressCached returns P(F) and fills cache[:CacheSize()].
-	StressCached(F geom.Mat3, cache []float64) geom.Mat3
-	// StressDifferentialCached returns dP = ∂P/∂F[dF] at the F of the
-	// StressCached call that filled cache.
-	StressDifferentialCached(dF geom.Mat3, cache []float64) geom.Mat3
+	// StressCached writes P(F) into P and fills cache[:CacheSize()].
+	StressCached(F, P, cache []float64)
+	// StressDifferentialCached writes into dP the differential
+	// ∂P/∂F[dF] at the F of the StressCached call that filled cache.
+	StressDifferentialCached(dF, dP, cache []float64)
 }
 
 // Names of the laws New builds.

@@ -25,38 +25,42 @@ func (l *Linear) Energy(F geom.Mat3) float64 {
 
 // Stress implements Law.
 func (l *Linear) Stress(F geom.Mat3) geom.Mat3 {
-	F[0]--
-	F[4]--
-	F[8]--
-	return linearStress(&F, 2*l.Mu, l.Lambda)
+	var P geom.Mat3
+	l.StressCached(F[:], P[:], nil)
+	return P
 }
 
 // StressDifferential implements Law.
 func (l *Linear) StressDifferential(_, dF geom.Mat3) geom.Mat3 {
-	return linearStress(&dF, 2*l.Mu, l.Lambda)
+	var dP geom.Mat3
+	linearStress((*geom.Mat3)(dP[:]), &dF, 0, 2*l.Mu, l.Lambda)
+	return dP
 }
 
 // CacheSize implements Law: the tangent is constant.
 func (l *Linear) CacheSize() int { return 0 }
 
 // StressCached implements Law.
-func (l *Linear) StressCached(F geom.Mat3, _ []float64) geom.Mat3 { return l.Stress(F) }
-
-// StressDifferentialCached implements Law.
-func (l *Linear) StressDifferentialCached(dF geom.Mat3, _ []float64) geom.Mat3 {
-	return linearStress(&dF, 2*l.Mu, l.Lambda)
+func (l *Linear) StressCached(F, P, _ []float64) {
+	linearStress((*geom.Mat3)(P[:9]), (*geom.Mat3)(F[:9]), 1, 2*l.Mu, l.Lambda)
 }
 
-// linearStress returns 2μ sym(G) + λ tr(G) I for mu2 = 2μ.
-func linearStress(G *geom.Mat3, mu2, lam float64) geom.Mat3 {
-	t := lam * (G[0] + G[4] + G[8])
+// StressDifferentialCached implements Law.
+func (l *Linear) StressDifferentialCached(dF, dP, _ []float64) {
+	linearStress((*geom.Mat3)(dP[:9]), (*geom.Mat3)(dF[:9]), 0, 2*l.Mu, l.Lambda)
+}
+
+// linearStress sets P = 2μ sym(G − sI) + λ tr(G − sI) I for mu2 = 2μ
+// (s = 1: the stress of a deformation gradient G; s = 0: of a
+// displacement gradient, or the stress differential). P must not alias G.
+func linearStress(P, G *geom.Mat3, s, mu2, lam float64) {
+	g0, g4, g8 := G[0]-s, G[4]-s, G[8]-s
+	t := lam * (g0 + g4 + g8)
 	mu := 0.5 * mu2
 	s01, s02, s12 := mu*(G[1]+G[3]), mu*(G[2]+G[6]), mu*(G[5]+G[7])
-	return geom.Mat3{
-		mu2*G[0] + t, s01, s02,
-		s01, mu2*G[4] + t, s12,
-		s02, s12, mu2*G[8] + t,
-	}
+	P[0], P[1], P[2] = mu2*g0+t, s01, s02
+	P[3], P[4], P[5] = s01, mu2*g4+t, s12
+	P[6], P[7], P[8] = s02, s12, mu2*g8+t
 }
 
 // CorotationalLinear is linear elasticity in the rotated frame of the
@@ -124,26 +128,31 @@ func (c *CorotationalLinear) Energy(F geom.Mat3) float64 {
 
 // Stress implements Law.
 func (c *CorotationalLinear) Stress(F geom.Mat3) geom.Mat3 {
+	var P geom.Mat3
 	var cache [CorotationalCacheSize]float64
-	return c.StressCached(F, cache[:])
+	c.StressCached(F[:], P[:], cache[:])
+	return P
 }
 
 // StressDifferential implements Law.
 func (c *CorotationalLinear) StressDifferential(F, dF geom.Mat3) geom.Mat3 {
+	var P, dP geom.Mat3
 	var cache [CorotationalCacheSize]float64
-	c.StressCached(F, cache[:])
-	return c.StressDifferentialCached(dF, cache[:])
+	c.StressCached(F[:], P[:], cache[:])
+	c.StressDifferentialCached(dF[:], dP[:], cache[:])
+	return dP
 }
 
 // CacheSize implements Law.
 func (c *CorotationalLinear) CacheSize() int { return CorotationalCacheSize }
 
 // StressCached implements Law.
-func (c *CorotationalLinear) StressCached(F geom.Mat3, cache []float64) geom.Mat3 {
-	R, S, minv := c.decompose(&F)
+func (c *CorotationalLinear) StressCached(Fs, Ps, cache []float64) {
+	F := (*geom.Mat3)(Fs[:9])
+	R, S, minv := c.decompose(F)
 	mu2 := 2 * c.Mu
 	a := c.Lambda * (S[0] + S[4] + S[8] - 3)
-	var P geom.Mat3
+	P := (*geom.Mat3)(Ps[:9])
 	for i := range P {
 		P[i] = mu2*(F[i]-R[i]) + a*R[i]
 	}
@@ -151,14 +160,14 @@ func (c *CorotationalLinear) StressCached(F geom.Mat3, cache []float64) geom.Mat
 	copy(cc[:9], R[:])
 	copy(cc[9:15], minv[:])
 	cc[15] = a - mu2
-	return P
 }
 
 // StressDifferentialCached implements Law.
-func (c *CorotationalLinear) StressDifferentialCached(dF geom.Mat3, cache []float64) geom.Mat3 {
+func (c *CorotationalLinear) StressDifferentialCached(dFs, dPs, cache []float64) {
 	cc := cache[:CorotationalCacheSize:CorotationalCacheSize]
 	R := (*[9]float64)(cc[:9])
 	mi := cc[9:15:15]
+	dF := (*geom.Mat3)(dFs[:9])
 	mu2, lam := 2*c.Mu, c.Lambda
 	// X = RᵀdF: its trace and the axial vector of X − Xᵀ.
 	trX := 0.0
@@ -177,14 +186,13 @@ func (c *CorotationalLinear) StressDifferentialCached(dF geom.Mat3, cache []floa
 	w2 := mi[2]*a0 + mi[4]*a1 + mi[5]*a2
 	// dR = R [ω]×: columns ω₂r₁ − ω₁r₂, ω₀r₂ − ω₂r₀, ω₁r₀ − ω₀r₁.
 	cr, lt := cc[15], lam*trX
-	var dP geom.Mat3
+	dP := (*geom.Mat3)(dPs[:9])
 	for r := 0; r < 9; r += 3 {
 		r0, r1, r2 := R[r], R[r+1], R[r+2]
 		dP[r] = mu2*dF[r] + lt*r0 + cr*(w2*r1-w1*r2)
 		dP[r+1] = mu2*dF[r+1] + lt*r1 + cr*(w0*r2-w2*r0)
 		dP[r+2] = mu2*dF[r+2] + lt*r2 + cr*(w1*r0-w0*r1)
 	}
-	return dP
 }
 
 // rotationRateInverse returns the upper triangle (00, 01, 02, 11, 12, 22)

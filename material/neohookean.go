@@ -118,58 +118,62 @@ func smallStrainInvariants(F *geom.Mat3) (hh, trH, d float64) {
 
 // Stress implements Law.
 func (l *NeoHookean) Stress(F geom.Mat3) geom.Mat3 {
+	var P geom.Mat3
 	var cache [neoHookeanCacheSize]float64
-	return l.StressCached(F, cache[:])
+	l.StressCached(F[:], P[:], cache[:])
+	return P
 }
 
 // StressDifferential implements Law.
 func (l *NeoHookean) StressDifferential(F, dF geom.Mat3) geom.Mat3 {
+	var P, dP geom.Mat3
 	var cache [neoHookeanCacheSize]float64
-	l.StressCached(F, cache[:])
-	return l.StressDifferentialCached(dF, cache[:])
+	l.StressCached(F[:], P[:], cache[:])
+	l.StressDifferentialCached(dF[:], dP[:], cache[:])
+	return dP
 }
 
 // CacheSize implements Law.
 func (l *NeoHookean) CacheSize() int { return neoHookeanCacheSize }
 
 // StressCached implements Law.
-func (l *NeoHookean) StressCached(F geom.Mat3, cache []float64) geom.Mat3 {
-	C := cofactor(&F)
+func (l *NeoHookean) StressCached(Fs, Ps, cache []float64) {
+	F := (*geom.Mat3)(Fs[:9])
+	cc := cache[:neoHookeanCacheSize:neoHookeanCacheSize]
+	C := (*geom.Mat3)(cc[9:18])
+	cofactorTo(C, F)
 	J := F[0]*C[0] + F[1]*C[1] + F[2]*C[2]
 	g, g1, g2 := l.logJ(J)
 	lam, mu := l.Lambda, l.Mu
 	a := lam*g - mu
 	h := a * g1
-	h1 := lam*g1*g1 + a*g2
-	var P geom.Mat3
+	P := (*geom.Mat3)(Ps[:9])
 	for i := range P {
 		P[i] = mu*F[i] + h*C[i]
 	}
-	cc := cache[:neoHookeanCacheSize:neoHookeanCacheSize]
 	copy(cc[:9], F[:])
-	copy(cc[9:18], C[:])
-	cc[18], cc[19] = h, h1
-	return P
+	cc[18], cc[19] = h, lam*g1*g1+a*g2
 }
 
 // StressDifferentialCached implements Law.
-func (l *NeoHookean) StressDifferentialCached(dF geom.Mat3, cache []float64) geom.Mat3 {
+func (l *NeoHookean) StressDifferentialCached(dFs, dPs, cache []float64) {
 	cc := cache[:neoHookeanCacheSize:neoHookeanCacheSize]
 	F := (*geom.Mat3)(cc[:9])
 	C := (*geom.Mat3)(cc[9:18])
 	h, h1 := cc[18], cc[19]
-	dC := dCofactor(F, &dF)
+	dF := (*geom.Mat3)(dFs[:9])
+	dP := (*geom.Mat3)(dPs[:9])
+	// dP = μ dF + h d(cof F), then + h' (cof F : dF) cof F.
 	dJ := 0.0
 	for i := 0; i < 9; i++ {
 		dJ += C[i] * dF[i]
 	}
+	dCofactorTo(dP, F, dF, h)
 	s := h1 * dJ
 	mu := l.Mu
-	var dP geom.Mat3
 	for i := range dP {
-		dP[i] = mu*dF[i] + s*C[i] + h*dC[i]
+		dP[i] += mu*dF[i] + s*C[i]
 	}
-	return dP
 }
 
 // StableNeoHookean is the stable neo-Hookean law of Smith, de Goes & Kim
@@ -224,81 +228,85 @@ func (l *StableNeoHookean) Energy(F geom.Mat3) float64 {
 
 // Stress implements Law.
 func (l *StableNeoHookean) Stress(F geom.Mat3) geom.Mat3 {
+	var P geom.Mat3
 	var cache [stableNeoHookeanCacheSize]float64
-	return l.StressCached(F, cache[:])
+	l.StressCached(F[:], P[:], cache[:])
+	return P
 }
 
 // StressDifferential implements Law.
 func (l *StableNeoHookean) StressDifferential(F, dF geom.Mat3) geom.Mat3 {
+	var P, dP geom.Mat3
 	var cache [stableNeoHookeanCacheSize]float64
-	l.StressCached(F, cache[:])
-	return l.StressDifferentialCached(dF, cache[:])
+	l.StressCached(F[:], P[:], cache[:])
+	l.StressDifferentialCached(dF[:], dP[:], cache[:])
+	return dP
 }
 
 // CacheSize implements Law.
 func (l *StableNeoHookean) CacheSize() int { return stableNeoHookeanCacheSize }
 
 // StressCached implements Law.
-func (l *StableNeoHookean) StressCached(F geom.Mat3, cache []float64) geom.Mat3 {
-	C := cofactor(&F)
+func (l *StableNeoHookean) StressCached(Fs, Ps, cache []float64) {
+	F := (*geom.Mat3)(Fs[:9])
+	cc := cache[:stableNeoHookeanCacheSize:stableNeoHookeanCacheSize]
+	C := (*geom.Mat3)(cc[9:18])
+	cofactorTo(C, F)
 	J := F[0]*C[0] + F[1]*C[1] + F[2]*C[2]
-	ic := F.DDot(F)
+	ic := 0.0
+	for i := 0; i < 9; i++ {
+		ic += F[i] * F[i]
+	}
 	inv := 1 / (ic + 1)
 	a := l.MuS * (1 - inv)
-	b := 2 * l.MuS * inv * inv
 	c := l.LambdaS * (J - l.Alpha)
-	var P geom.Mat3
+	P := (*geom.Mat3)(Ps[:9])
 	for i := range P {
 		P[i] = a*F[i] + c*C[i]
 	}
-	cc := cache[:stableNeoHookeanCacheSize:stableNeoHookeanCacheSize]
 	copy(cc[:9], F[:])
-	copy(cc[9:18], C[:])
-	cc[18], cc[19], cc[20] = a, b, c
-	return P
+	cc[18], cc[19], cc[20] = a, 2*l.MuS*inv*inv, c
 }
 
 // StressDifferentialCached implements Law.
-func (l *StableNeoHookean) StressDifferentialCached(dF geom.Mat3, cache []float64) geom.Mat3 {
+func (l *StableNeoHookean) StressDifferentialCached(dFs, dPs, cache []float64) {
 	cc := cache[:stableNeoHookeanCacheSize:stableNeoHookeanCacheSize]
 	F := (*geom.Mat3)(cc[:9])
 	C := (*geom.Mat3)(cc[9:18])
 	a, b, c := cc[18], cc[19], cc[20]
-	dC := dCofactor(F, &dF)
+	dF := (*geom.Mat3)(dFs[:9])
+	dP := (*geom.Mat3)(dPs[:9])
 	fd, cd := 0.0, 0.0
 	for i := 0; i < 9; i++ {
 		fd += F[i] * dF[i]
 		cd += C[i] * dF[i]
 	}
+	dCofactorTo(dP, F, dF, c)
 	sf, sc := b*fd, l.LambdaS*cd
-	var dP geom.Mat3
 	for i := range dP {
-		dP[i] = a*dF[i] + sf*F[i] + sc*C[i] + c*dC[i]
-	}
-	return dP
-}
-
-// cofactor returns cof F = det(F) F⁻ᵀ = ∂ det F/∂F (defined for every F).
-func cofactor(F *geom.Mat3) geom.Mat3 {
-	return geom.Mat3{
-		F[4]*F[8] - F[5]*F[7], F[5]*F[6] - F[3]*F[8], F[3]*F[7] - F[4]*F[6],
-		F[2]*F[7] - F[1]*F[8], F[0]*F[8] - F[2]*F[6], F[1]*F[6] - F[0]*F[7],
-		F[1]*F[5] - F[2]*F[4], F[2]*F[3] - F[0]*F[5], F[0]*F[4] - F[1]*F[3],
+		dP[i] += a*dF[i] + sf*F[i] + sc*C[i]
 	}
 }
 
-// dCofactor returns the differential of cof F along dF (the product rule
-// on each 2×2 minor).
-func dCofactor(F, dF *geom.Mat3) geom.Mat3 {
-	return geom.Mat3{
-		dF[4]*F[8] + F[4]*dF[8] - dF[5]*F[7] - F[5]*dF[7],
-		dF[5]*F[6] + F[5]*dF[6] - dF[3]*F[8] - F[3]*dF[8],
-		dF[3]*F[7] + F[3]*dF[7] - dF[4]*F[6] - F[4]*dF[6],
-		dF[2]*F[7] + F[2]*dF[7] - dF[1]*F[8] - F[1]*dF[8],
-		dF[0]*F[8] + F[0]*dF[8] - dF[2]*F[6] - F[2]*dF[6],
-		dF[1]*F[6] + F[1]*dF[6] - dF[0]*F[7] - F[0]*dF[7],
-		dF[1]*F[5] + F[1]*dF[5] - dF[2]*F[4] - F[2]*dF[4],
-		dF[2]*F[3] + F[2]*dF[3] - dF[0]*F[5] - F[0]*dF[5],
-		dF[0]*F[4] + F[0]*dF[4] - dF[1]*F[3] - F[1]*dF[3],
-	}
+// cofactorTo sets C = cof F = det(F) F⁻ᵀ = ∂ det F/∂F (defined for every
+// F). C must not alias F.
+func cofactorTo(C, F *geom.Mat3) {
+	C[0], C[1], C[2] = F[4]*F[8]-F[5]*F[7], F[5]*F[6]-F[3]*F[8], F[3]*F[7]-F[4]*F[6]
+	C[3], C[4], C[5] = F[2]*F[7]-F[1]*F[8], F[0]*F[8]-F[2]*F[6], F[1]*F[6]-F[0]*F[7]
+	C[6], C[7], C[8] = F[1]*F[5]-F[2]*F[4], F[2]*F[3]-F[0]*F[5], F[0]*F[4]-F[1]*F[3]
+}
+
+// dCofactorTo sets D = s·d(cof F)[dF], the scaled differential of the
+// cofactor along dF (the product rule on each 2×2 minor). D must not alias
+// F or dF.
+func dCofactorTo(D, F, dF *geom.Mat3, s float64) {
+	D[0] = s * (dF[4]*F[8] + F[4]*dF[8] - dF[5]*F[7] - F[5]*dF[7])
+	D[1] = s * (dF[5]*F[6] + F[5]*dF[6] - dF[3]*F[8] - F[3]*dF[8])
+	D[2] = s * (dF[3]*F[7] + F[3]*dF[7] - dF[4]*F[6] - F[4]*dF[6])
+	D[3] = s * (dF[2]*F[7] + F[2]*dF[7] - dF[1]*F[8] - F[1]*dF[8])
+	D[4] = s * (dF[0]*F[8] + F[0]*dF[8] - dF[2]*F[6] - F[2]*dF[6])
+	D[5] = s * (dF[1]*F[6] + F[1]*dF[6] - dF[0]*F[7] - F[0]*dF[7])
+	D[6] = s * (dF[1]*F[5] + F[1]*dF[5] - dF[2]*F[4] - F[2]*dF[4])
+	D[7] = s * (dF[2]*F[3] + F[2]*dF[3] - dF[0]*F[5] - F[0]*dF[5])
+	D[8] = s * (dF[0]*F[4] + F[0]*dF[4] - dF[1]*F[3] - F[1]*dF[3])
 }

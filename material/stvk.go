@@ -50,28 +50,33 @@ func (l *StVenantKirchhoff) Energy(F geom.Mat3) float64 {
 
 // Stress implements Law.
 func (l *StVenantKirchhoff) Stress(F geom.Mat3) geom.Mat3 {
+	var P geom.Mat3
 	var cache [stvkCacheSize]float64
-	return l.StressCached(F, cache[:])
+	l.StressCached(F[:], P[:], cache[:])
+	return P
 }
 
 // StressDifferential implements Law.
 func (l *StVenantKirchhoff) StressDifferential(F, dF geom.Mat3) geom.Mat3 {
+	var P, dP geom.Mat3
 	var cache [stvkCacheSize]float64
-	l.StressCached(F, cache[:])
-	return l.StressDifferentialCached(dF, cache[:])
+	l.StressCached(F[:], P[:], cache[:])
+	l.StressDifferentialCached(dF[:], dP[:], cache[:])
+	return dP
 }
 
 // CacheSize implements Law.
 func (l *StVenantKirchhoff) CacheSize() int { return stvkCacheSize }
 
 // StressCached implements Law.
-func (l *StVenantKirchhoff) StressCached(F geom.Mat3, cache []float64) geom.Mat3 {
-	e := greenStrain(&F)
+func (l *StVenantKirchhoff) StressCached(Fs, Ps, cache []float64) {
+	F := (*geom.Mat3)(Fs[:9])
+	e := greenStrain(F)
 	mu2 := 2 * l.Mu
 	t := l.Lambda * (e[0] + e[3] + e[5])
 	s00, s01, s02 := mu2*e[0]+t, mu2*e[1], mu2*e[2]
 	s11, s12, s22 := mu2*e[3]+t, mu2*e[4], mu2*e[5]+t
-	var P geom.Mat3
+	P := (*geom.Mat3)(Ps[:9])
 	for r := 0; r < 9; r += 3 {
 		f0, f1, f2 := F[r], F[r+1], F[r+2]
 		P[r] = f0*s00 + f1*s01 + f2*s02
@@ -81,14 +86,14 @@ func (l *StVenantKirchhoff) StressCached(F geom.Mat3, cache []float64) geom.Mat3
 	cc := cache[:stvkCacheSize:stvkCacheSize]
 	copy(cc[:9], F[:])
 	cc[9], cc[10], cc[11], cc[12], cc[13], cc[14] = s00, s01, s02, s11, s12, s22
-	return P
 }
 
 // StressDifferentialCached implements Law.
-func (l *StVenantKirchhoff) StressDifferentialCached(dF geom.Mat3, cache []float64) geom.Mat3 {
+func (l *StVenantKirchhoff) StressDifferentialCached(dFs, dPs, cache []float64) {
 	cc := cache[:stvkCacheSize:stvkCacheSize]
 	F := (*[9]float64)(cc[:9])
 	s00, s01, s02, s11, s12, s22 := cc[9], cc[10], cc[11], cc[12], cc[13], cc[14]
+	dF := (*geom.Mat3)(dFs[:9])
 	// dE = sym(FᵀdF), upper triangle.
 	a00 := F[0]*dF[0] + F[3]*dF[3] + F[6]*dF[6]
 	a11 := F[1]*dF[1] + F[4]*dF[4] + F[7]*dF[7]
@@ -103,7 +108,7 @@ func (l *StVenantKirchhoff) StressDifferentialCached(dF geom.Mat3, cache []float
 	t := l.Lambda * (a00 + a11 + a22)
 	d00, d11, d22 := mu2*a00+t, mu2*a11+t, mu2*a22+t
 	d01, d02, d12 := mu*(a01+a10), mu*(a02+a20), mu*(a12+a21)
-	var dP geom.Mat3
+	dP := (*geom.Mat3)(dPs[:9])
 	for r := 0; r < 9; r += 3 {
 		g0, g1, g2 := dF[r], dF[r+1], dF[r+2]
 		f0, f1, f2 := F[r], F[r+1], F[r+2]
@@ -111,5 +116,4 @@ func (l *StVenantKirchhoff) StressDifferentialCached(dF geom.Mat3, cache []float
 		dP[r+1] = g0*s01 + g1*s11 + g2*s12 + f0*d01 + f1*d11 + f2*d12
 		dP[r+2] = g0*s02 + g1*s12 + g2*s22 + f0*d02 + f1*d12 + f2*d22
 	}
-	return dP
 }

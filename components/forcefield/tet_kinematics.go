@@ -175,6 +175,25 @@ func (m *tetElements) gradient(e int, u []float64) geom.Mat3 {
 	return F
 }
 
+// gradientTo writes gradient(e, u) into out[0:9] (heap memory for the
+// material laws' slice arguments, without copying an array).
+func (m *tetElements) gradientTo(e int, u, out []float64) {
+	ix := m.idx[4*e : 4*e+4 : 4*e+4]
+	i0, i1, i2, i3 := 3*int(ix[0]), 3*int(ix[1]), 3*int(ix[2]), 3*int(ix[3])
+	p0 := u[i0 : i0+3 : i0+3]
+	p1 := u[i1 : i1+3 : i1+3]
+	p2 := u[i2 : i2+3 : i2+3]
+	p3 := u[i3 : i3+3 : i3+3]
+	B := m.dmInv[9*e : 9*e+9 : 9*e+9]
+	F := out[:9:9]
+	for r := 0; r < 3; r++ {
+		d1, d2, d3 := p1[r]-p0[r], p2[r]-p0[r], p3[r]-p0[r]
+		F[3*r] = d1*B[0] + d2*B[3] + d3*B[6]
+		F[3*r+1] = d1*B[1] + d2*B[4] + d3*B[7]
+		F[3*r+2] = d1*B[2] + d2*B[5] + d3*B[8]
+	}
+}
+
 // nodalForces writes into out[0:12] the vertex forces s·P·∇Nᵢ of element e
 // for i = 0..3: with s = −V they are the elastic forces of stress P, with
 // s = −V·k the force differentials of dP scaled by k.
@@ -278,10 +297,17 @@ type tetSolid struct {
 	elem   []float64 // asm's per-element results (12 per element)
 	law    material.Law
 	weight []float64 // wₑ = Vₑ Eₑ/E
-	// diff returns dP at the cached linearisation; law's
+	// diff writes dP at the cached linearisation (dF, dP, cache); law's
 	// StressDifferentialCached unless a force field substitutes an
 	// approximate tangent (stiffness warping).
-	diff       func(dF geom.Mat3, cache []float64) geom.Mat3
+	diff func(dF, dP, cache []float64)
+	// scratch holds 18 numbers (F or dF, then P or dP) per chunk of the
+	// element loops, at index lo/elementGrain of the chunk [lo, hi): the
+	// runner cuts its range into contiguous chunks of at least
+	// elementGrain elements (parallelRunner.run), so concurrent chunks
+	// never share a slot. The laws take their matrices as slices of heap
+	// memory (see material.Law).
+	scratch    []float64
 	stride     int       // law.CacheSize()
 	cache      []float64 // linearisation data per element, from AddForce
 	linearised bool      // cache holds the data of some AddForce
@@ -364,7 +390,7 @@ func elementWeights(mesh *tetElements, h *material.Heterogeneity, rest []float64
 // buffers and builds the loop bodies (once, so that calls allocate
 // nothing). diff may be nil for the law's exact tangent.
 func (s *tetSolid) setup(mesh *tetElements, law material.Law, weight []float64, st graph.State,
-	diff func(dF geom.Mat3, cache []float64) geom.Mat3) {
+	diff func(dF, dP, cache []float64)) {
 	s.mesh, s.law, s.weight, s.state = mesh, law, weight, st
 	s.diff = diff
 	if diff == nil {
@@ -376,6 +402,7 @@ func (s *tetSolid) setup(mesh *tetElements, law material.Law, weight []float64, 
 	s.asm = newTetAssembler(mesh)
 	s.elem = s.asm.elem
 	s.energies = make([]float64, ne)
+	s.scratch = make([]float64, 18*(ne/elementGrain+1))
 	s.linearised = false
 	s.forceBody = s.forceRange
 	s.dforceBody = s.dforceRange
@@ -449,16 +476,22 @@ func (s *tetSolid) energyRange(lo, hi int) {
 
 func (s *tetSolid) forceRange(lo, hi int) {
 	m, x, st, law := s.mesh, s.argX, s.stride, s.law
+	k := 18 * (lo / elementGrain)
+	F, P := s.scratch[k:k+9:k+9], s.scratch[k+9:k+18:k+18]
 	for e := lo; e < hi; e++ {
-		P := law.StressCached(m.gradient(e, x), s.cache[st*e:st*e+st])
-		m.nodalForces(e, &P, -s.weight[e], s.elem[12*e:])
+		m.gradientTo(e, x, F)
+		law.StressCached(F, P, s.cache[st*e:st*e+st])
+		m.nodalForces(e, (*geom.Mat3)(P), -s.weight[e], s.elem[12*e:])
 	}
 }
 
 func (s *tetSolid) dforceRange(lo, hi int) {
-	m, dx, st, diff, k := s.mesh, s.argX, s.stride, s.diff, s.argK
+	m, dx, st, diff, kf := s.mesh, s.argX, s.stride, s.diff, s.argK
+	k := 18 * (lo / elementGrain)
+	dF, dP := s.scratch[k:k+9:k+9], s.scratch[k+9:k+18:k+18]
 	for e := lo; e < hi; e++ {
-		dP := diff(m.gradient(e, dx), s.cache[st*e:st*e+st])
-		m.nodalForces(e, &dP, -s.weight[e]*k, s.elem[12*e:])
+		m.gradientTo(e, dx, dF)
+		diff(dF, dP, s.cache[st*e:st*e+st])
+		m.nodalForces(e, (*geom.Mat3)(dP), -s.weight[e]*kf, s.elem[12*e:])
 	}
 }

@@ -194,7 +194,7 @@ func (c *TetrahedronFEMForceField) setup(mesh *tetElements, weight []float64, st
 	case methodSVD:
 		law = &material.CorotationalLinear{Lambda: c.lambda, Mu: c.mu, Invertible: true}
 	}
-	var diff func(geom.Mat3, []float64) geom.Mat3
+	var diff func(dF, dP, cache []float64)
 	if c.warped && c.method != methodSmall {
 		diff = c.warpedDifferential
 	}
@@ -208,8 +208,9 @@ func (c *TetrahedronFEMForceField) Lame() (mu, lambda float64) { return c.mu, c.
 // dP = R (2μ sym(X) + λ tr(X) I) with X = RᵀdF and R the element rotation,
 // which both the corotational law (material.CachedRotation) and the large
 // law store first in their caches.
-func (c *TetrahedronFEMForceField) warpedDifferential(dF geom.Mat3, cache []float64) geom.Mat3 {
+func (c *TetrahedronFEMForceField) warpedDifferential(dFs, dPs, cache []float64) {
 	R := (*geom.Mat3)(cache[:9])
+	dF := (*geom.Mat3)(dFs[:9])
 	mu2, lam := 2*c.mu, c.lambda
 	mu := c.mu
 	// Y = 2μ sym(X) + λ tr(X) I, X = RᵀdF, in scalars.
@@ -225,14 +226,13 @@ func (c *TetrahedronFEMForceField) warpedDifferential(dF geom.Mat3, cache []floa
 	t := lam * (x00 + x11 + x22)
 	y00, y11, y22 := mu2*x00+t, mu2*x11+t, mu2*x22+t
 	y01, y02, y12 := mu*(x01+x10), mu*(x02+x20), mu*(x12+x21)
-	var dP geom.Mat3
+	dP := (*geom.Mat3)(dPs[:9])
 	for r := 0; r < 9; r += 3 {
 		r0, r1, r2 := R[r], R[r+1], R[r+2]
 		dP[r] = r0*y00 + r1*y01 + r2*y02
 		dP[r+1] = r0*y01 + r1*y11 + r2*y12
 		dP[r+2] = r0*y02 + r1*y12 + r2*y22
 	}
-	return dP
 }
 
 // largeLaw is the energy of method "large" as a material.Law: Ψ =
@@ -250,36 +250,36 @@ func (l *largeLaw) Energy(F geom.Mat3) float64 {
 }
 
 func (l *largeLaw) Stress(F geom.Mat3) geom.Mat3 {
+	var P geom.Mat3
 	var cache [strideLarge]float64
-	return l.StressCached(F, cache[:])
+	l.StressCached(F[:], P[:], cache[:])
+	return P
 }
 
 func (l *largeLaw) StressDifferential(F, dF geom.Mat3) geom.Mat3 {
+	var P, dP geom.Mat3
 	var cache [strideLarge]float64
-	l.StressCached(F, cache[:])
-	return l.StressDifferentialCached(dF, cache[:])
+	l.StressCached(F[:], P[:], cache[:])
+	l.StressDifferentialCached(dF[:], dP[:], cache[:])
+	return dP
 }
 
 func (l *largeLaw) CacheSize() int { return strideLarge }
 
-func (l *largeLaw) StressCached(F geom.Mat3, cache []float64) geom.Mat3 {
+func (l *largeLaw) StressCached(F, P, cache []float64) {
 	var q largeElement
-	q.decompose(&F)
-	var P geom.Mat3
-	q.stress(&P, l.mu, l.lambda)
+	q.decompose((*geom.Mat3)(F[:9]))
+	q.stress((*geom.Mat3)(P[:9]), l.mu, l.lambda)
 	cc := cache[:strideLarge:strideLarge]
 	copy(cc[:9], q.R[:])
 	copy(cc[9:15], q.U[:])
 	copy(cc[15:18], q.Ui[:])
 	copy(cc[18:24], q.G[:])
 	copy(cc[24:27], q.B[:])
-	return P
 }
 
-func (l *largeLaw) StressDifferentialCached(dF geom.Mat3, cache []float64) geom.Mat3 {
-	var dP geom.Mat3
-	largeDStress(&dP, cache, &dF, l.mu, l.lambda)
-	return dP
+func (l *largeLaw) StressDifferentialCached(dF, dP, cache []float64) {
+	largeDStress((*geom.Mat3)(dP[:9]), cache, (*geom.Mat3)(dF[:9]), l.mu, l.lambda)
 }
 
 // largeElement holds the QR decomposition F = R U of the "large" method
