@@ -3,6 +3,7 @@ package forcefield
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/sofago/sofago/graph"
 	"github.com/sofago/sofago/material"
@@ -83,7 +84,7 @@ func (c *TetrahedronHyperelasticityFEMForceField) Validate() error {
 		known = known || n == c.MaterialName
 	}
 	if !known {
-		return fmt.Errorf("materialName = %q is not one of %v", c.MaterialName, hyperelasticLaws)
+		return fmt.Errorf("materialName = %q is not one of %s", c.MaterialName, strings.Join(hyperelasticLaws, ", "))
 	}
 	if !(c.YoungModulus > 0) || math.IsInf(c.YoungModulus, 0) {
 		return fmt.Errorf("youngModulus = %g must be positive and finite", c.YoungModulus)
