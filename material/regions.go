@@ -12,83 +12,123 @@ func Lame(E, nu float64) (lambda, mu float64) {
 	return E * nu / ((1 + nu) * (1 - 2*nu)), E / (2 * (1 + nu))
 }
 
-// Region is a part of an object with another Young's modulus and/or mass
-// density: a box or a sphere, tested against each tetrahedron's rest
-// centroid. A value left at 0 keeps the object's own.
-type Region struct {
-	Box          []float64 `toml:"box" doc:"[xmin, ymin, zmin, xmax, ymax, zmax]" unit:"m"`
-	Sphere       []float64 `toml:"sphere" doc:"[cx, cy, cz, radius]" unit:"m"`
-	YoungModulus float64   `toml:"youngModulus" doc:"Young's modulus inside the region (0: unchanged)" unit:"Pa" range:"[0,inf)"`
-	MassDensity  float64   `toml:"massDensity" doc:"mass density inside the region (0: unchanged)" unit:"kg/m³" range:"[0,inf)"`
+// Shape is a box or a sphere, tested against each tetrahedron's rest
+// centroid.
+type Shape struct {
+	Box    []float64 `toml:"box" doc:"[xmin, ymin, zmin, xmax, ymax, zmax]" unit:"m"`
+	Sphere []float64 `toml:"sphere" doc:"[cx, cy, cz, radius]" unit:"m"`
 }
 
-// Heterogeneity is embedded by components whose material may vary per
-// tetrahedron (FEM force fields read the Young's moduli, masses the
-// densities). Its fields become the component's scene fields. A
-// per-element list takes precedence over regions; among regions, the last
-// one containing an element's centroid wins.
-type Heterogeneity struct {
-	Regions                []Region  `toml:"regions" doc:"regions of another material: [{box = [...], youngModulus = ...}, {sphere = [cx, cy, cz, r], massDensity = ...}]; the last region containing a tetrahedron's rest centroid wins"`
-	YoungModulusPerElement []float64 `toml:"youngModulusPerElement" doc:"Young's modulus of each tetrahedron, in topology order (overrides youngModulus and regions)" unit:"Pa" range:"(0,inf)"`
-	MassDensityPerElement  []float64 `toml:"massDensityPerElement" doc:"mass density of each tetrahedron, in topology order (overrides the uniform density and regions)" unit:"kg/m³" range:"(0,inf)"`
-}
-
-// CheckHeterogeneity validates the region shapes.
-func (h *Heterogeneity) CheckHeterogeneity() error {
-	for i, r := range h.Regions {
-		switch {
-		case len(r.Box) > 0 && len(r.Sphere) > 0:
-			return fmt.Errorf("regions[%d]: give box or sphere, not both", i)
-		case len(r.Box) == 0 && len(r.Sphere) == 0:
-			return fmt.Errorf("regions[%d]: give a box or a sphere", i)
-		case len(r.Box) > 0 && len(r.Box) != 6:
-			return fmt.Errorf("regions[%d]: box has %d numbers, want 6: [xmin, ymin, zmin, xmax, ymax, zmax]", i, len(r.Box))
-		case len(r.Sphere) > 0 && (len(r.Sphere) != 4 || r.Sphere[3] <= 0):
-			return fmt.Errorf("regions[%d]: sphere must be [cx, cy, cz, radius] with radius > 0", i)
-		case r.YoungModulus == 0 && r.MassDensity == 0:
-			return fmt.Errorf("regions[%d]: sets neither youngModulus nor massDensity", i)
-		}
-		if len(r.Box) == 6 {
-			for a := 0; a < 3; a++ {
-				if r.Box[a] > r.Box[a+3] {
-					return fmt.Errorf("regions[%d]: box min[%d] = %g is greater than max[%d] = %g", i, a, r.Box[a], a, r.Box[a+3])
-				}
-			}
+func (s *Shape) check() error {
+	switch {
+	case len(s.Box) > 0 && len(s.Sphere) > 0:
+		return fmt.Errorf("give box or sphere, not both")
+	case len(s.Box) == 0 && len(s.Sphere) == 0:
+		return fmt.Errorf("give a box or a sphere")
+	case len(s.Box) > 0 && len(s.Box) != 6:
+		return fmt.Errorf("box has %d numbers, want 6: [xmin, ymin, zmin, xmax, ymax, zmax]", len(s.Box))
+	case len(s.Sphere) > 0 && (len(s.Sphere) != 4 || s.Sphere[3] <= 0):
+		return fmt.Errorf("sphere must be [cx, cy, cz, radius] with radius > 0")
+	}
+	for a := 0; len(s.Box) == 6 && a < 3; a++ {
+		if s.Box[a] > s.Box[a+3] {
+			return fmt.Errorf("box min[%d] = %g is greater than max[%d] = %g", a, s.Box[a], a, s.Box[a+3])
 		}
 	}
 	return nil
 }
 
-func (r *Region) contains(p geom.Vec3) bool {
-	if len(r.Box) == 6 {
-		b := r.Box
+func (s *Shape) contains(p geom.Vec3) bool {
+	if len(s.Box) == 6 {
+		b := s.Box
 		return p[0] >= b[0] && p[0] <= b[3] && p[1] >= b[1] && p[1] <= b[4] && p[2] >= b[2] && p[2] <= b[5]
 	}
-	c := geom.Vec3{r.Sphere[0], r.Sphere[1], r.Sphere[2]}
-	return p.Sub(c).Norm2() <= r.Sphere[3]*r.Sphere[3]
+	c := geom.Vec3{s.Sphere[0], s.Sphere[1], s.Sphere[2]}
+	return p.Sub(c).Norm2() <= s.Sphere[3]*s.Sphere[3]
+}
+
+// StiffnessRegion is a part of an object with another Young's modulus.
+type StiffnessRegion struct {
+	Shape
+	YoungModulus float64 `toml:"youngModulus" doc:"Young's modulus inside the region" unit:"Pa" range:"(0,inf)" required:"true"`
+}
+
+// DensityRegion is a part of an object with another mass density.
+type DensityRegion struct {
+	Shape
+	MassDensity float64 `toml:"massDensity" doc:"mass density inside the region" unit:"kg/m³" range:"(0,inf)" required:"true"`
+}
+
+// StiffnessMap is embedded by force fields whose Young's modulus may vary
+// per tetrahedron; its fields become the component's scene fields. A
+// per-element list takes precedence over regions; among regions, the last
+// one containing an element's rest centroid wins.
+type StiffnessMap struct {
+	Regions                []StiffnessRegion `toml:"regions" doc:"regions of another stiffness: [{box = [...], youngModulus = ...}, {sphere = [cx, cy, cz, r], youngModulus = ...}]; the last region containing a tetrahedron's rest centroid wins"`
+	YoungModulusPerElement []float64         `toml:"youngModulusPerElement" doc:"Young's modulus of each tetrahedron, in topology order (overrides youngModulus and regions)" unit:"Pa" range:"(0,inf)"`
+}
+
+// DensityMap is embedded by masses whose density may vary per tetrahedron,
+// as StiffnessMap is by force fields.
+type DensityMap struct {
+	Regions               []DensityRegion `toml:"regions" doc:"regions of another density: [{box = [...], massDensity = ...}, {sphere = [cx, cy, cz, r], massDensity = ...}]; the last region containing a tetrahedron's rest centroid wins"`
+	MassDensityPerElement []float64       `toml:"massDensityPerElement" doc:"mass density of each tetrahedron, in topology order (overrides the uniform density and regions)" unit:"kg/m³" range:"(0,inf)"`
+}
+
+// CheckStiffnessMap validates the region shapes.
+func (h *StiffnessMap) CheckStiffnessMap() error {
+	for i := range h.Regions {
+		if err := h.Regions[i].check(); err != nil {
+			return fmt.Errorf("regions[%d]: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// CheckDensityMap validates the region shapes.
+func (h *DensityMap) CheckDensityMap() error {
+	for i := range h.Regions {
+		if err := h.Regions[i].check(); err != nil {
+			return fmt.Errorf("regions[%d]: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// Uniform reports whether the map leaves the Young's modulus uniform.
+func (h *StiffnessMap) Uniform() bool {
+	return len(h.Regions) == 0 && len(h.YoungModulusPerElement) == 0
+}
+
+// Uniform reports whether the map leaves the density uniform.
+func (h *DensityMap) Uniform() bool {
+	return len(h.Regions) == 0 && len(h.MassDensityPerElement) == 0
 }
 
 // YoungModuli returns the Young's modulus of every tetrahedron: the
 // per-element list if given (its length must match), else E overridden by
 // the regions containing the rest centroid. points are flat xyz.
-func (h *Heterogeneity) YoungModuli(points []float64, tets [][4]int, E float64) ([]float64, error) {
-	return h.perElement("youngModulusPerElement", h.YoungModulusPerElement, points, tets, E,
-		func(r *Region) float64 { return r.YoungModulus })
+func (h *StiffnessMap) YoungModuli(points []float64, tets [][4]int, E float64) ([]float64, error) {
+	shapes := make([]*Shape, len(h.Regions))
+	values := make([]float64, len(h.Regions))
+	for i := range h.Regions {
+		shapes[i], values[i] = &h.Regions[i].Shape, h.Regions[i].YoungModulus
+	}
+	return perElement("youngModulusPerElement", h.YoungModulusPerElement, shapes, values, points, tets, E)
 }
 
 // MassDensities returns the mass density of every tetrahedron, as
 // YoungModuli does for the stiffness.
-func (h *Heterogeneity) MassDensities(points []float64, tets [][4]int, rho float64) ([]float64, error) {
-	return h.perElement("massDensityPerElement", h.MassDensityPerElement, points, tets, rho,
-		func(r *Region) float64 { return r.MassDensity })
+func (h *DensityMap) MassDensities(points []float64, tets [][4]int, rho float64) ([]float64, error) {
+	shapes := make([]*Shape, len(h.Regions))
+	values := make([]float64, len(h.Regions))
+	for i := range h.Regions {
+		shapes[i], values[i] = &h.Regions[i].Shape, h.Regions[i].MassDensity
+	}
+	return perElement("massDensityPerElement", h.MassDensityPerElement, shapes, values, points, tets, rho)
 }
 
-// Uniform reports whether no heterogeneity is given.
-func (h *Heterogeneity) Uniform() bool {
-	return len(h.Regions) == 0 && len(h.YoungModulusPerElement) == 0 && len(h.MassDensityPerElement) == 0
-}
-
-func (h *Heterogeneity) perElement(name string, list, points []float64, tets [][4]int, def float64, value func(*Region) float64) ([]float64, error) {
+func perElement(name string, list []float64, shapes []*Shape, values []float64, points []float64, tets [][4]int, def float64) ([]float64, error) {
 	out := make([]float64, len(tets))
 	if len(list) > 0 {
 		if len(list) != len(tets) {
@@ -99,7 +139,7 @@ func (h *Heterogeneity) perElement(name string, list, points []float64, tets [][
 	}
 	for e, t := range tets {
 		out[e] = def
-		if len(h.Regions) == 0 {
+		if len(shapes) == 0 {
 			continue
 		}
 		var c geom.Vec3
@@ -107,10 +147,9 @@ func (h *Heterogeneity) perElement(name string, list, points []float64, tets [][
 			c = c.Add(geom.At(points, v))
 		}
 		c = c.Scale(0.25)
-		for i := range h.Regions {
-			r := &h.Regions[i]
-			if v := value(r); v > 0 && r.contains(c) {
-				out[e] = v
+		for i, s := range shapes {
+			if s.contains(c) {
+				out[e] = values[i]
 			}
 		}
 	}

@@ -350,28 +350,9 @@ func tetMesh(obj *graph.ObjectBase) (*tetElements, graph.State, [][4]int, error)
 	return mesh, st, tets, nil
 }
 
-// checkStiffnessHeterogeneity validates the heterogeneity fields of a
-// force field: the region shapes, and nothing that only a mass reads (a
-// per-element density list, a region without a Young's modulus), which a
-// force field would otherwise ignore silently.
-func checkStiffnessHeterogeneity(h *material.Heterogeneity) error {
-	if err := h.CheckHeterogeneity(); err != nil {
-		return err
-	}
-	if len(h.MassDensityPerElement) > 0 {
-		return fmt.Errorf("massDensityPerElement belongs on the mass (e.g. DiagonalMass), not on a force field")
-	}
-	for i, r := range h.Regions {
-		if r.YoungModulus == 0 {
-			return fmt.Errorf("regions[%d] sets no youngModulus: a force field reads only the Young's modulus of its regions (densities go on the mass)", i)
-		}
-	}
-	return nil
-}
-
 // elementWeights returns wₑ = Vₑ Eₑ/E with Eₑ from the heterogeneity (the
 // per-element list or the regions containing each rest centroid, else E).
-func elementWeights(mesh *tetElements, h *material.Heterogeneity, rest []float64, tets [][4]int, E float64) ([]float64, error) {
+func elementWeights(mesh *tetElements, h *material.StiffnessMap, rest []float64, tets [][4]int, E float64) ([]float64, error) {
 	w := append([]float64(nil), mesh.vol...)
 	if h.Uniform() {
 		return w, nil

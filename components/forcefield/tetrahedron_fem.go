@@ -84,7 +84,7 @@ import (
 // identical whatever the number of workers.
 type TetrahedronFEMForceField struct {
 	graph.ObjectBase
-	material.Heterogeneity
+	material.StiffnessMap
 	Method       string  `toml:"method" doc:"corotational formulation: small (linear FEM), large (rotation from the QR decomposition of F, conservative), polar (polar decomposition), svd (invertible: rotation from the sign-corrected SVD)" enum:"small,large,polar,svd"`
 	YoungModulus float64 `toml:"youngModulus" doc:"Young's modulus E (of the elements no region or per-element list overrides)" unit:"Pa" range:"(0,inf)"`
 	PoissonRatio float64 `toml:"poissonRatio" doc:"Poisson's ratio ν" range:"(-1,0.5)"`
@@ -159,7 +159,7 @@ func (c *TetrahedronFEMForceField) Validate() error {
 	if !(c.PoissonRatio > -1 && c.PoissonRatio < 0.5) {
 		return fmt.Errorf("poissonRatio = %g is out of range (-1, 0.5)", c.PoissonRatio)
 	}
-	return checkStiffnessHeterogeneity(&c.Heterogeneity)
+	return c.CheckStiffnessMap()
 }
 
 // Init reads the tetrahedra of the node's topology and the rest positions
@@ -172,7 +172,7 @@ func (c *TetrahedronFEMForceField) Init() error {
 	if err != nil {
 		return c.Wrap(err)
 	}
-	w, err := elementWeights(mesh, &c.Heterogeneity, st.Vec(graph.RestPosition), tets, c.YoungModulus)
+	w, err := elementWeights(mesh, &c.StiffnessMap, st.Vec(graph.RestPosition), tets, c.YoungModulus)
 	if err != nil {
 		return c.Wrap(err)
 	}

@@ -44,7 +44,7 @@ import (
 // workers; nothing is allocated per call.
 type TetrahedronHyperelasticityFEMForceField struct {
 	graph.ObjectBase
-	material.Heterogeneity
+	material.StiffnessMap
 	MaterialName string  `toml:"materialName" doc:"hyperelastic law: StVenantKirchhoff, NeoHookean (Bonet–Wood; ln J extended below J = 0.2 so inverted elements are pushed back), StableNeoHookean (Smith et al. 2018, defined for every F)" enum:"StVenantKirchhoff,NeoHookean,StableNeoHookean"`
 	YoungModulus float64 `toml:"youngModulus" doc:"Young's modulus E (of the elements no region or per-element list overrides)" unit:"Pa" range:"(0,inf)"`
 	PoissonRatio float64 `toml:"poissonRatio" doc:"Poisson's ratio ν" range:"(-1,0.5)"`
@@ -92,7 +92,7 @@ func (c *TetrahedronHyperelasticityFEMForceField) Validate() error {
 	if !(c.PoissonRatio > -1 && c.PoissonRatio < 0.5) {
 		return fmt.Errorf("poissonRatio = %g is out of range (-1, 0.5)", c.PoissonRatio)
 	}
-	return checkStiffnessHeterogeneity(&c.Heterogeneity)
+	return c.CheckStiffnessMap()
 }
 
 // Init reads the tetrahedra of the node's topology and the rest positions
@@ -109,7 +109,7 @@ func (c *TetrahedronHyperelasticityFEMForceField) Init() error {
 	if err != nil {
 		return c.Wrap(err)
 	}
-	w, err := elementWeights(mesh, &c.Heterogeneity, st.Vec(graph.RestPosition), tets, c.YoungModulus)
+	w, err := elementWeights(mesh, &c.StiffnessMap, st.Vec(graph.RestPosition), tets, c.YoungModulus)
 	if err != nil {
 		return c.Wrap(err)
 	}

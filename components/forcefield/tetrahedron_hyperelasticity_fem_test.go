@@ -418,8 +418,8 @@ func TestHyperelasticErrors(t *testing.T) {
 		{"TetrahedronHyperelasticityFEMForceField", `materialName = "MooneyRivlin"`, "is not one of"},
 		{"TetrahedronHyperelasticityFEMForceField", `poissonRatio = 0.5`, "out of range"},
 		{"TetrahedronHyperelasticityFEMForceField", `youngModulusPerElement = [1, 2]`, "youngModulusPerElement has 2 values, the mesh has 6"},
-		{"TetrahedronHyperelasticityFEMForceField", `massDensityPerElement = [1, 2, 3, 4, 5, 6]`, "belongs on the mass"},
-		{"TetrahedronHyperelasticityFEMForceField", `regions = [{box = [0, 0, 0, 1, 1, 1], massDensity = 3}]`, "sets no youngModulus"},
+		{"TetrahedronHyperelasticityFEMForceField", `massDensityPerElement = [1, 2, 3, 4, 5, 6]`, `unknown field "massDensityPerElement"`},
+		{"TetrahedronHyperelasticityFEMForceField", `regions = [{box = [0, 0, 0, 1, 1, 1], massDensity = 3}]`, `unknown field "massDensity"`},
 		{"TetrahedronFEMForceField", `regions = [{sphere = [0, 0, 0, -1], youngModulus = 3}]`, "radius > 0"},
 		{"TetrahedronFEMForceField", `youngModulusPerElement = [1, 2, 3, 4, 5, 6, 7]`, "has 7 values"},
 	} {

@@ -1,7 +1,6 @@
 package mass
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
@@ -30,7 +29,7 @@ const defaultDensity = 1000.0
 // fields but needs a linear solve.
 //
 // Density: massDensity everywhere, overridden per tetrahedron by the
-// embedded material.Heterogeneity (regions with a massDensity, tested on the
+// embedded material.DensityMap (regions with a massDensity, tested on the
 // rest centroid; or massDensityPerElement). A region's youngModulus is a
 // force-field property and is ignored here (a region may set both, so one
 // list of regions can be copied onto the force field and the mass); a
@@ -49,7 +48,7 @@ type DiagonalMass struct {
 	TotalMass   float64 `toml:"totalMass" doc:"total mass, distributed in proportion to the volume around each vertex (exclusive with massDensity and with per-element densities; −1 means not given)" unit:"kg" range:"(0,inf)"`
 	// Heterogeneity: regions' massDensity and massDensityPerElement apply;
 	// youngModulus values belong to the force field.
-	material.Heterogeneity
+	material.DensityMap
 
 	masses []float64 // per vertex
 }
@@ -66,12 +65,12 @@ func init() {
 
 // Validate checks the density fields (see validateTetMass).
 func (d *DiagonalMass) Validate() error {
-	return validateTetMass(d.MassDensity, d.TotalMass, &d.Heterogeneity)
+	return validateTetMass(d.MassDensity, d.TotalMass, &d.DensityMap)
 }
 
 // Init lumps the mass of the tetrahedra onto the vertices.
 func (d *DiagonalMass) Init() error {
-	tm, err := newTetMesh(&d.ObjectBase, d.MassDensity, d.TotalMass, &d.Heterogeneity)
+	tm, err := newTetMesh(&d.ObjectBase, d.MassDensity, d.TotalMass, &d.DensityMap)
 	if err != nil {
 		return err
 	}
@@ -138,29 +137,17 @@ func (d *DiagonalMass) CheckInvertible() error {
 // masses ρ_e·V_e and their row sums agree exactly.
 
 // validateTetMass checks the density fields of a tetrahedral mass at load
-// time: at most one of massDensity and totalMass; valid region shapes; and
-// nothing a mass would silently ignore — a per-element Young's modulus or a
-// region without a massDensity (a region's youngModulus is a force-field
-// property: a region that sets both is fine, the mass reads the density);
-// no totalMass together with per-element densities (those are absolute,
-// kg/m³, so the total would be over-determined). The force fields apply the
-// mirror rules.
-func validateTetMass(massDensity, totalMass float64, h *material.Heterogeneity) error {
+// time: at most one of massDensity and totalMass; valid region shapes; no
+// totalMass together with per-element densities (those are absolute, kg/m³,
+// so the total would be over-determined).
+func validateTetMass(massDensity, totalMass float64, h *material.DensityMap) error {
 	if massDensity >= 0 && totalMass >= 0 {
 		return fmt.Errorf("give massDensity or totalMass, not both (massDensity = %g, totalMass = %g)", massDensity, totalMass)
 	}
-	if len(h.YoungModulusPerElement) > 0 {
-		return errors.New("youngModulusPerElement belongs on the force field (e.g. TetrahedronFEMForceField), not on a mass; a mass takes massDensityPerElement")
-	}
-	if err := h.CheckHeterogeneity(); err != nil {
+	if err := h.CheckDensityMap(); err != nil {
 		return err
 	}
-	for i, r := range h.Regions {
-		if r.MassDensity == 0 {
-			return fmt.Errorf("regions[%d] sets no massDensity: a mass reads only the density of its regions (a youngModulus belongs on the force field)", i)
-		}
-	}
-	if totalMass >= 0 && (len(h.MassDensityPerElement) > 0 || len(h.Regions) > 0) {
+	if totalMass >= 0 && !h.Uniform() {
 		return fmt.Errorf("totalMass = %g cannot be combined with per-element densities (regions or massDensityPerElement give absolute densities in kg/m³): give massDensity instead", totalMass)
 	}
 	return nil
@@ -178,7 +165,7 @@ type tetMesh struct {
 // vertices index the state), resolves the density of every tetrahedron and
 // returns the element masses ρ_e·V_e computed from the state's rest
 // positions (scaled to totalMass when it is given).
-func newTetMesh(b *graph.ObjectBase, massDensity, totalMass float64, h *material.Heterogeneity) (*tetMesh, error) {
+func newTetMesh(b *graph.ObjectBase, massDensity, totalMass float64, h *material.DensityMap) (*tetMesh, error) {
 	if err := validateTetMass(massDensity, totalMass, h); err != nil {
 		return nil, b.Wrap(err)
 	}

@@ -32,7 +32,7 @@ import (
 // and explicit-friendly at the price of those inaccuracies.
 //
 // Density: massDensity (or the uniform density giving totalMass),
-// overridden per tetrahedron by the embedded material.Heterogeneity, exactly
+// overridden per tetrahedron by the embedded material.DensityMap, exactly
 // as for DiagonalMass (a region's youngModulus is ignored; a region
 // without a massDensity and youngModulusPerElement are errors).
 //
@@ -45,7 +45,7 @@ type MeshMatrixMass struct {
 	TotalMass   float64 `toml:"totalMass" doc:"total mass, with the uniform density that gives it (exclusive with massDensity and with per-element densities; −1 means not given)" unit:"kg" range:"(0,inf)"`
 	// Heterogeneity: regions' massDensity and massDensityPerElement apply;
 	// youngModulus values belong to the force field.
-	material.Heterogeneity
+	material.DensityMap
 
 	// The n×n scalar matrix in CSR form: row i holds columns
 	// col[rowPtr[i]:rowPtr[i+1]] (sorted, the diagonal included) with values
@@ -68,12 +68,12 @@ func init() {
 
 // Validate checks the density fields (see validateTetMass).
 func (m *MeshMatrixMass) Validate() error {
-	return validateTetMass(m.MassDensity, m.TotalMass, &m.Heterogeneity)
+	return validateTetMass(m.MassDensity, m.TotalMass, &m.DensityMap)
 }
 
 // Init assembles the consistent mass.
 func (m *MeshMatrixMass) Init() error {
-	tm, err := newTetMesh(&m.ObjectBase, m.MassDensity, m.TotalMass, &m.Heterogeneity)
+	tm, err := newTetMesh(&m.ObjectBase, m.MassDensity, m.TotalMass, &m.DensityMap)
 	if err != nil {
 		return err
 	}

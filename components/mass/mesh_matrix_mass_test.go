@@ -388,15 +388,6 @@ func TestTetMassesHeterogeneity(t *testing.T) {
 	if tu, tr := sum(vu), sum(vr); math.Abs(tr-1.5*tu) > 1e-13*tr || math.Abs(tu-40) > 1e-13*40 {
 		t.Errorf("MeshMatrixMass totals: uniform %.17g (want 40), with the dense half %.17g (want 60)", tu, tr)
 	}
-
-	// A region may also carry a youngModulus (for the force field): the mass
-	// ignores it.
-	_, _, vy := loadMeshMatrixMass(t, lo, hi, n, uniform+"\n  regions = [{box = [-1, -1, 0.5, 1, 1, 2], youngModulus = 5e6, massDensity = 2000}]").ScalarMatrix()
-	for k := range vy {
-		if vy[k] != vr[k] {
-			t.Fatalf("a region's youngModulus changed entry %d: %.17g vs %.17g", k, vy[k], vr[k])
-		}
-	}
 }
 
 // TestTetMassesHeterogeneityErrors: a per-element list of the wrong length
@@ -409,8 +400,8 @@ func TestTetMassesHeterogeneityErrors(t *testing.T) {
 	for _, typ := range []string{"MeshMatrixMass", "DiagonalMass"} {
 		for _, c := range []struct{ toml, want string }{
 			{"massDensityPerElement = [1, 2, 3]", "massDensityPerElement has 3 values, the mesh has 6 tetrahedra"},
-			{"youngModulusPerElement = [1, 2, 3, 4, 5, 6]", "youngModulusPerElement belongs on the force field"},
-			{"regions = [{box = [0, 0, 0, 1, 1, 1], youngModulus = 5}]", "regions[0] sets no massDensity"},
+			{"youngModulusPerElement = [1, 2, 3, 4, 5, 6]", `unknown field "youngModulusPerElement"`},
+			{"regions = [{box = [0, 0, 0, 1, 1, 1], youngModulus = 5}]", `unknown field "youngModulus"`},
 			{"totalMass = 3\n  regions = [{box = [0, 0, 0, 1, 1, 1], massDensity = 5}]", "cannot be combined with per-element densities"},
 			{"totalMass = 3\n  massDensityPerElement = [1, 2, 3, 4, 5, 6]", "cannot be combined with per-element densities"},
 			{"regions = [{box = [0, 0, 0, 1, 1], massDensity = 5}]", "box has 5 numbers"},
