@@ -208,3 +208,24 @@ type Context struct {
 	Time    float64
 	Gravity geom.Vec3
 }
+
+// MatrixAccumulator receives matrix entries by scalar DOF index (row-major
+// over the state's derivative layout: DOF i, component c is i·DerivSize + c).
+// Sparse and dense matrix builders implement it; entries at the same
+// position add up.
+type MatrixAccumulator interface {
+	Add(row, col int, v float64)
+}
+
+// StiffnessAssembler is implemented by force fields that can write their
+// tangent K = ∂f/∂x (at the configuration of the last AddForce) into a
+// matrix, for direct solvers and modal analysis: m += kFactor·K.
+type StiffnessAssembler interface {
+	AddKToMatrix(m MatrixAccumulator, kFactor float64)
+}
+
+// MassAssembler is implemented by masses that can write M into a matrix:
+// m += mFactor·M.
+type MassAssembler interface {
+	AddMToMatrix(m MatrixAccumulator, mFactor float64)
+}
