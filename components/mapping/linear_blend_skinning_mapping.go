@@ -1,0 +1,446 @@
+package mapping
+
+import (
+	"fmt"
+
+	"github.com/sofago/sofago/geom"
+	"github.com/sofago/sofago/graph"
+)
+
+// LinearBlendSkinningMapping is linear blend skinning of frames (SOFA
+// Flexible's LinearMapping; Faure et al. 2011, eq. 3): a parent state of
+// Rigid3 or Affine3 frames maps to a child state of Vec3 points or of F331
+// deformation gradients at integration samples.
+//
+// Frame i has the current transform Tᵢ(ℓ) = Aᵢ ℓ + tᵢ (Aᵢ = R(qᵢ) for a
+// rigid frame, the 3×3 block of an affine one) and the rest transform T̄ᵢ
+// from the parent's RestPosition. A material point of rest position X with
+// weights wᵢ(X) moves to
+//
+//	x(X) = Σᵢ wᵢ(X) Tᵢ T̄ᵢ⁻¹ X = Σᵢ wᵢ (Aᵢ X̂ᵢ + tᵢ),   X̂ᵢ = Āᵢ⁻¹ (X − t̄ᵢ),
+//
+// and its deformation gradient is the derivative of that in X:
+//
+//	F(X) = Σᵢ wᵢ Aᵢ Āᵢ⁻¹ + (Aᵢ X̂ᵢ + tᵢ) ⊗ ∇wᵢ = Σᵢ Aᵢ Gᵢ + tᵢ ⊗ ∇wᵢ,
+//	Gᵢ = wᵢ Āᵢ⁻¹ + X̂ᵢ ⊗ ∇wᵢ  (constant, computed once).
+//
+// Both are linear in (tᵢ, Aᵢ), so with partition-of-unity weights (Σ w = 1,
+// Σ ∇w = 0) any affine motion x = M X + c of affine frames is reproduced
+// exactly (F = M everywhere) and any rigid motion of rigid frames gives
+// F = R (the patch tests).
+//
+// Derivatives: for Affine3 frames (derivative [dt dA]) the mapping is
+// linear, dx = Σ w (dAᵢ X̂ᵢ + dtᵢ), dF = Σ dAᵢ Gᵢ + dtᵢ ⊗ ∇wᵢ, and the
+// geometric stiffness is zero. For Rigid3 frames (derivative [v ω], ω in
+// world coordinates) dAᵢ = [ωᵢ]× Aᵢ, so with the world arms rᵢ = Aᵢ X̂ᵢ and
+// Hᵢ = Aᵢ Gᵢ cached at Apply:
+//
+//	points: dx = Σ w (vᵢ + ωᵢ × rᵢ);        Jᵀ: fᵢ += w f, τᵢ += w rᵢ × f
+//	F:      dF = Σ [ωᵢ]× Hᵢ + vᵢ ⊗ ∇wᵢ;     Jᵀ: fᵢ += P ∇wᵢ, τᵢ += Σ_c Hᵢ[:,c] × P[:,c]
+//
+// (P is the child "force" conjugate to F, −∂W/∂F) and the geometric
+// stiffness is the change of the torques when the arms turn, δr = δθ × r:
+//
+//	points: δτᵢ = w (δθᵢ × rᵢ) × f,   F: δτᵢ = Σ_c (δθᵢ × Hᵢ[:,c]) × P[:,c].
+//
+// Weights, rest points and the re-initialisation contract are described
+// on SkinningInputs; the weights must be a partition of unity.
+type LinearBlendSkinningMapping struct {
+	graph.ObjectBase
+	SkinningInputs
+
+	// Per frame: rest inverse (Āᵢ⁻¹, t̄ᵢ) and current (Aᵢ, tᵢ) at the last Apply.
+	restInv []geom.Mat3
+	restT   []geom.Vec3
+	curA    []geom.Mat3
+	curT    []geom.Vec3
+	// Per influence entry: X̂ᵢ, Gᵢ (F children), and the rigid caches
+	// rᵢ = Aᵢ X̂ᵢ (points) or Hᵢ = Aᵢ Gᵢ (F) at the last Apply.
+	local []geom.Vec3
+	g     []geom.Mat3
+	arm   []geom.Vec3
+	h     []geom.Mat3
+
+	loop chunkedLoop
+}
+
+func init() {
+	graph.Register(graph.TypeInfo{
+		Name:    "LinearBlendSkinningMapping",
+		Kind:    graph.KindMapping,
+		Summary: "Linear blend skinning (Faure et al. 2011, eq. 3; SOFA Flexible's LinearMapping): Rigid3 or Affine3 frames map to Vec3 points or to F331 deformation gradients at samples, x = Σ wᵢ Tᵢ T̄ᵢ⁻¹ X, F = ∂x/∂X; exact J, Jᵀ and (rigid frames) geometric stiffness.",
+		New:     func() graph.Object { return NewLinearBlendSkinningMapping() },
+	})
+}
+
+// NewLinearBlendSkinningMapping returns a mechanical mapping with no inputs
+// set (for code that builds scenes directly: SetStates, SetRestPoints,
+// SetWeights, then Init).
+func NewLinearBlendSkinningMapping() *LinearBlendSkinningMapping {
+	return &LinearBlendSkinningMapping{
+		ObjectBase:     graph.ObjectBase{Name: "LinearBlendSkinningMapping", TypeName: "LinearBlendSkinningMapping"},
+		SkinningInputs: SkinningInputs{MappingIO: MappingIO{Mechanical: true}},
+	}
+}
+
+// Validate checks the fields that do not need the states.
+func (m *LinearBlendSkinningMapping) Validate() error { return m.validateFields() }
+
+// Init resolves the states, rest points and weights (see SkinningInputs),
+// checks them, precomputes the per-influence constants, sizes the child and
+// maps the parent's rest position, position and velocity onto it.
+func (m *LinearBlendSkinningMapping) Init() error {
+	return m.Wrap(m.initialise(false))
+}
+
+// Reinit re-initialises the mapping after the parent state was resized
+// (frames inserted) or after SetWeights/SetRestPoints: see SkinningInputs.
+// The child is resized to the number of points when it changed.
+func (m *LinearBlendSkinningMapping) Reinit() error {
+	return m.Wrap(m.initialise(true))
+}
+
+func (m *LinearBlendSkinningMapping) initialise(reinit bool) error {
+	if err := m.setup(&m.ObjectBase, "LinearBlendSkinningMapping", true, true, reinit); err != nil {
+		return err
+	}
+	nf := m.from.Size()
+	m.restInv = make([]geom.Mat3, nf)
+	m.restT = make([]geom.Vec3, nf)
+	m.curA = make([]geom.Mat3, nf)
+	m.curT = make([]geom.Vec3, nf)
+	rest := m.from.Vec(graph.RestPosition)
+	for k := 0; k < nf; k++ {
+		A, t := m.frameTransform(rest, k)
+		inv, ok := A.Inverse()
+		if !ok {
+			return fmt.Errorf("rest frame %d has a singular matrix (det = %g)", k, A.Det())
+		}
+		m.restInv[k], m.restT[k] = inv, t
+	}
+	ne := len(m.weights.Frames)
+	m.local = make([]geom.Vec3, ne)
+	m.g, m.arm, m.h = nil, nil, nil
+	if m.gradientsOutput {
+		m.g = make([]geom.Mat3, ne)
+		if !m.affineFrames {
+			m.h = make([]geom.Mat3, ne)
+		}
+	} else if !m.affineFrames {
+		m.arm = make([]geom.Vec3, ne)
+	}
+	for p := 0; p < m.weights.NumPoints(); p++ {
+		X := geom.At(m.rest, p)
+		for e := m.weights.Offsets[p]; e < m.weights.Offsets[p+1]; e++ {
+			k := m.weights.Frames[e]
+			m.local[e] = m.restInv[k].MulVec(X.Sub(m.restT[k]))
+			if m.gradientsOutput {
+				m.g[e] = m.restInv[k].Scale(m.weights.Weights[e]).Add(m.local[e].Outer(m.weights.Gradients[e]))
+			}
+		}
+	}
+	mapAll(m)
+	return nil
+}
+
+// frameTransform returns (A, t) of frame k of the coordinates x.
+func (m *LinearBlendSkinningMapping) frameTransform(x []float64, k int) (geom.Mat3, geom.Vec3) {
+	if m.affineFrames {
+		c := x[12*k : 12*k+12]
+		return geom.Mat3(c[3:12]), geom.Vec3{c[0], c[1], c[2]}
+	}
+	c := x[7*k : 7*k+7]
+	return geom.Quat{c[3], c[4], c[5], c[6]}.Mat(), geom.Vec3{c[0], c[1], c[2]}
+}
+
+func (m *LinearBlendSkinningMapping) checkFrames(parentLen int) {
+	cs := 7
+	if m.affineFrames {
+		cs = 12
+	}
+	if parentLen/cs != len(m.restInv) {
+		panic(fmt.Sprintf("%s: the input state has %d frames but the mapping was set up for %d; call Reinit after resizing it", m.Path(), parentLen/cs, len(m.restInv)))
+	}
+}
+
+// Apply implements graph.Mapping: x = Σ w (A X̂ + t) or F = Σ A G + t ⊗ ∇w.
+// It caches the frames' transforms and, for rigid frames, the world arms
+// (points) or A·G (F) for the derivatives.
+func (m *LinearBlendSkinningMapping) Apply(childX, parentX []float64) {
+	m.checkFrames(len(parentX))
+	for k := range m.curA {
+		m.curA[k], m.curT[k] = m.frameTransform(parentX, k)
+	}
+	n := m.weights.NumPoints()
+	w := &m.weights
+	if !m.gradientsOutput {
+		m.loop.run(n, func(_, lo, hi int) {
+			for p := lo; p < hi; p++ {
+				var x geom.Vec3
+				for e := w.Offsets[p]; e < w.Offsets[p+1]; e++ {
+					k := w.Frames[e]
+					r := m.curA[k].MulVec(m.local[e])
+					if m.arm != nil {
+						m.arm[e] = r
+					}
+					x = x.Add(r.Add(m.curT[k]).Scale(w.Weights[e]))
+				}
+				geom.Put(childX, p, x)
+			}
+		})
+		return
+	}
+	m.loop.run(n, func(_, lo, hi int) {
+		for p := lo; p < hi; p++ {
+			var F geom.Mat3
+			for e := w.Offsets[p]; e < w.Offsets[p+1]; e++ {
+				k := w.Frames[e]
+				H := m.curA[k].Mul(m.g[e])
+				if m.h != nil {
+					m.h[e] = H
+				}
+				addOuter(&F, m.curT[k], w.Gradients[e])
+				F = F.Add(H)
+			}
+			copy(childX[9*p:9*p+9], F[:])
+		}
+	})
+}
+
+// addOuter adds a bᵀ to M.
+func addOuter(M *geom.Mat3, a, b geom.Vec3) {
+	M[0] += a[0] * b[0]
+	M[1] += a[0] * b[1]
+	M[2] += a[0] * b[2]
+	M[3] += a[1] * b[0]
+	M[4] += a[1] * b[1]
+	M[5] += a[1] * b[2]
+	M[6] += a[2] * b[0]
+	M[7] += a[2] * b[1]
+	M[8] += a[2] * b[2]
+}
+
+// ApplyJ implements graph.Mapping (see the type's documentation for J).
+func (m *LinearBlendSkinningMapping) ApplyJ(childV, parentV []float64) {
+	n := m.weights.NumPoints()
+	w := &m.weights
+	switch {
+	case !m.gradientsOutput && !m.affineFrames:
+		m.loop.run(n, func(_, lo, hi int) {
+			for p := lo; p < hi; p++ {
+				var v geom.Vec3
+				for e := w.Offsets[p]; e < w.Offsets[p+1]; e++ {
+					d := parentV[6*w.Frames[e] : 6*w.Frames[e]+6]
+					r := m.arm[e]
+					c := w.Weights[e]
+					v[0] += c * (d[0] + d[4]*r[2] - d[5]*r[1])
+					v[1] += c * (d[1] + d[5]*r[0] - d[3]*r[2])
+					v[2] += c * (d[2] + d[3]*r[1] - d[4]*r[0])
+				}
+				geom.Put(childV, p, v)
+			}
+		})
+	case !m.gradientsOutput:
+		m.loop.run(n, func(_, lo, hi int) {
+			for p := lo; p < hi; p++ {
+				var v geom.Vec3
+				for e := w.Offsets[p]; e < w.Offsets[p+1]; e++ {
+					d := parentV[12*w.Frames[e] : 12*w.Frames[e]+12]
+					X := m.local[e]
+					c := w.Weights[e]
+					v[0] += c * (d[0] + d[3]*X[0] + d[4]*X[1] + d[5]*X[2])
+					v[1] += c * (d[1] + d[6]*X[0] + d[7]*X[1] + d[8]*X[2])
+					v[2] += c * (d[2] + d[9]*X[0] + d[10]*X[1] + d[11]*X[2])
+				}
+				geom.Put(childV, p, v)
+			}
+		})
+	case !m.affineFrames:
+		m.loop.run(n, func(_, lo, hi int) {
+			for p := lo; p < hi; p++ {
+				var dF geom.Mat3
+				for e := w.Offsets[p]; e < w.Offsets[p+1]; e++ {
+					d := parentV[6*w.Frames[e] : 6*w.Frames[e]+6]
+					addOuter(&dF, geom.Vec3{d[0], d[1], d[2]}, w.Gradients[e])
+					dF = dF.Add(geom.Vec3{d[3], d[4], d[5]}.Skew().Mul(m.h[e]))
+				}
+				copy(childV[9*p:9*p+9], dF[:])
+			}
+		})
+	default:
+		m.loop.run(n, func(_, lo, hi int) {
+			for p := lo; p < hi; p++ {
+				var dF geom.Mat3
+				for e := w.Offsets[p]; e < w.Offsets[p+1]; e++ {
+					d := parentV[12*w.Frames[e] : 12*w.Frames[e]+12]
+					addOuter(&dF, geom.Vec3{d[0], d[1], d[2]}, w.Gradients[e])
+					dF = dF.Add(geom.Mat3(d[3:12]).Mul(m.g[e]))
+				}
+				copy(childV[9*p:9*p+9], dF[:])
+			}
+		})
+	}
+}
+
+// ApplyJT implements graph.Mapping: parentF += Jᵀ childF.
+func (m *LinearBlendSkinningMapping) ApplyJT(parentF, childF []float64) {
+	n := m.weights.NumPoints()
+	w := &m.weights
+	switch {
+	case !m.gradientsOutput && !m.affineFrames:
+		m.loop.accumulate(n, len(parentF), parentF, func(acc []float64, lo, hi int) {
+			for p := lo; p < hi; p++ {
+				f := geom.At(childF, p)
+				for e := w.Offsets[p]; e < w.Offsets[p+1]; e++ {
+					d := acc[6*w.Frames[e] : 6*w.Frames[e]+6]
+					c := w.Weights[e]
+					t := m.arm[e].Cross(f)
+					d[0] += c * f[0]
+					d[1] += c * f[1]
+					d[2] += c * f[2]
+					d[3] += c * t[0]
+					d[4] += c * t[1]
+					d[5] += c * t[2]
+				}
+			}
+		})
+	case !m.gradientsOutput:
+		m.loop.accumulate(n, len(parentF), parentF, func(acc []float64, lo, hi int) {
+			for p := lo; p < hi; p++ {
+				f := geom.At(childF, p)
+				for e := w.Offsets[p]; e < w.Offsets[p+1]; e++ {
+					d := acc[12*w.Frames[e] : 12*w.Frames[e]+12]
+					c := w.Weights[e]
+					X := m.local[e]
+					for r := 0; r < 3; r++ {
+						cf := c * f[r]
+						d[r] += cf
+						d[3+3*r] += cf * X[0]
+						d[4+3*r] += cf * X[1]
+						d[5+3*r] += cf * X[2]
+					}
+				}
+			}
+		})
+	case !m.affineFrames:
+		m.loop.accumulate(n, len(parentF), parentF, func(acc []float64, lo, hi int) {
+			for p := lo; p < hi; p++ {
+				P := geom.Mat3(childF[9*p : 9*p+9])
+				for e := w.Offsets[p]; e < w.Offsets[p+1]; e++ {
+					d := acc[6*w.Frames[e] : 6*w.Frames[e]+6]
+					ft := P.MulVec(w.Gradients[e])
+					tau := columnCross(&m.h[e], &P)
+					d[0] += ft[0]
+					d[1] += ft[1]
+					d[2] += ft[2]
+					d[3] += tau[0]
+					d[4] += tau[1]
+					d[5] += tau[2]
+				}
+			}
+		})
+	default:
+		m.loop.accumulate(n, len(parentF), parentF, func(acc []float64, lo, hi int) {
+			for p := lo; p < hi; p++ {
+				P := geom.Mat3(childF[9*p : 9*p+9])
+				for e := w.Offsets[p]; e < w.Offsets[p+1]; e++ {
+					d := acc[12*w.Frames[e] : 12*w.Frames[e]+12]
+					ft := P.MulVec(w.Gradients[e])
+					fA := P.MulT(m.g[e])
+					d[0] += ft[0]
+					d[1] += ft[1]
+					d[2] += ft[2]
+					for i := 0; i < 9; i++ {
+						d[3+i] += fA[i]
+					}
+				}
+			}
+		})
+	}
+}
+
+// columnCross returns Σ_c H[:,c] × P[:,c], the torque of a rotation-driven
+// F contribution: ⟨P, [δθ]× H⟩ = δθ · Σ_c H[:,c] × P[:,c].
+func columnCross(H, P *geom.Mat3) geom.Vec3 {
+	var t geom.Vec3
+	for c := 0; c < 3; c++ {
+		h0, h1, h2 := H[c], H[3+c], H[6+c]
+		p0, p1, p2 := P[c], P[3+c], P[6+c]
+		t[0] += h1*p2 - h2*p1
+		t[1] += h2*p0 - h0*p2
+		t[2] += h0*p1 - h1*p0
+	}
+	return t
+}
+
+// ApplyDJT implements graph.Mapping: the geometric stiffness, zero for
+// affine frames (the mapping is linear), the turning of the arms for rigid
+// frames (see the type's documentation).
+func (m *LinearBlendSkinningMapping) ApplyDJT(parentDf, parentDx, childF []float64, kFactor float64) {
+	if m.affineFrames || kFactor == 0 {
+		return
+	}
+	n := m.weights.NumPoints()
+	w := &m.weights
+	if !m.gradientsOutput {
+		m.loop.accumulate(n, len(parentDf), parentDf, func(acc []float64, lo, hi int) {
+			for p := lo; p < hi; p++ {
+				f := geom.At(childF, p)
+				for e := w.Offsets[p]; e < w.Offsets[p+1]; e++ {
+					k := w.Frames[e]
+					dth := geom.Vec3{parentDx[6*k+3], parentDx[6*k+4], parentDx[6*k+5]}
+					r := m.arm[e]
+					c := kFactor * w.Weights[e]
+					a, b := c*dth.Dot(f), c*r.Dot(f)
+					d := acc[6*k+3 : 6*k+6]
+					d[0] += a*r[0] - b*dth[0]
+					d[1] += a*r[1] - b*dth[1]
+					d[2] += a*r[2] - b*dth[2]
+				}
+			}
+		})
+		return
+	}
+	m.loop.accumulate(n, len(parentDf), parentDf, func(acc []float64, lo, hi int) {
+		for p := lo; p < hi; p++ {
+			P := childF[9*p : 9*p+9]
+			for e := w.Offsets[p]; e < w.Offsets[p+1]; e++ {
+				k := w.Frames[e]
+				dth := geom.Vec3{parentDx[6*k+3], parentDx[6*k+4], parentDx[6*k+5]}
+				H := &m.h[e]
+				var t geom.Vec3
+				for c := 0; c < 3; c++ {
+					hc := geom.Vec3{H[c], H[3+c], H[6+c]}
+					pc := geom.Vec3{P[c], P[3+c], P[6+c]}
+					a, b := dth.Dot(pc), hc.Dot(pc)
+					t[0] += a*hc[0] - b*dth[0]
+					t[1] += a*hc[1] - b*dth[1]
+					t[2] += a*hc[2] - b*dth[2]
+				}
+				d := acc[6*k+3 : 6*k+6]
+				d[0] += kFactor * t[0]
+				d[1] += kFactor * t[1]
+				d[2] += kFactor * t[2]
+			}
+		}
+	})
+}
+
+// Deform returns the deformed position x and the deformation gradient F
+// at an arbitrary rest point X with the given influences (frame indices,
+// weights, weight gradients; grads may be nil, F is then the blend of the
+// frames' linear parts without the ∇w terms), at the parent coordinates of
+// the last Apply. It is what inverting the skinning map by Newton's method
+// needs (Gilles Sec. 4.4: X ← X + F⁻¹ (x* − x(X))).
+func (m *LinearBlendSkinningMapping) Deform(X geom.Vec3, frames []int, weights []float64, grads []geom.Vec3) (x geom.Vec3, F geom.Mat3) {
+	for i, k := range frames {
+		local := m.restInv[k].MulVec(X.Sub(m.restT[k]))
+		xi := m.curA[k].MulVec(local).Add(m.curT[k])
+		x = x.Add(xi.Scale(weights[i]))
+		F = F.Add(m.curA[k].Mul(m.restInv[k]).Scale(weights[i]))
+		if grads != nil {
+			addOuter(&F, xi, grads[i])
+		}
+	}
+	return x, F
+}
