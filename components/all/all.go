@@ -11,6 +11,7 @@ import (
 	_ "github.com/sofago/sofago/components/forcefield"
 	_ "github.com/sofago/sofago/components/mapping"
 	_ "github.com/sofago/sofago/components/mass"
+	_ "github.com/sofago/sofago/components/reduced"
 	_ "github.com/sofago/sofago/components/shapefunction"
 	_ "github.com/sofago/sofago/components/shapematching"
 	_ "github.com/sofago/sofago/components/solver"
