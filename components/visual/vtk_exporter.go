@@ -1,56 +1,54 @@
 package visual
 
 import (
-	"path/filepath"
-	"strings"
-
 	"github.com/sofago/sofago/graph"
 )
 
 // VTKExporter writes the mechanical states of its node and the nodes below
 // it as ParaView series (one .vtu per frame and a .pvd index per state,
-// see Series), so a scene can ask for output without `runscene -out`.
+// see Series), so a scene can ask for output without `runscene -out`:
+// tetrahedral meshes with displacement, velocity and the cell data of
+// their force fields (CellDataProvider), visual surfaces as triangles,
+// Rigid3 and Affine3 frames as oriented points.
 //
-// Frame 0 is the initial state, written once the scene is initialised and
-// its mappings applied (through UpdateVisual, which the scene calls after
-// Init and before every step's exporters); then a frame every `every`
-// steps, and the last step on Close if it fell between two frames.
+// Frames follow FrameOutput: the initial state, a frame every `every`
+// steps, and the last step.
 type VTKExporter struct {
 	graph.ObjectBase
-	Directory string `toml:"directory" doc:"output folder, relative to the scene file's folder (default: <scene file name>_vtk next to the scene)"`
-	Every     int    `toml:"every" doc:"write a frame every N steps" range:"[1,inf)"`
+	FrameOutput
 
-	w           *SceneWriter
-	lastStep    int  // last step Export saw
-	writtenStep int  // step of the last frame written (-1: none)
-	inStep      bool // a step began (BeginStep) and has not reached Export: it failed
+	w *SceneWriter
 }
 
 func init() {
 	graph.Register(graph.TypeInfo{
 		Name:    "VTKExporter",
 		Kind:    graph.KindExporter,
-		Summary: "Writes the states of its node's subtree as ParaView series: a .vtu per frame (tetrahedra, triangles or points, with displacement and velocity) and a .pvd index per state, each written atomically.",
-		New:     func() graph.Object { return &VTKExporter{Every: 1, writtenStep: -1} },
+		Summary: "Writes the states of its node's subtree as ParaView series: a .vtu per frame (tetrahedra with displacement, velocity and per-element data such as stress where the force field provides it; surfaces as triangles; frames as oriented points) and a .pvd index per state, each written atomically.",
+		New:     func() graph.Object { return &VTKExporter{FrameOutput: newFrameOutput()} },
 	})
 }
 
-// OutputDir returns the folder the exporter writes to.
+// OutputDir returns the folder the exporter writes to (after Init).
 func (e *VTKExporter) OutputDir() string {
-	s := e.Node.Scene()
-	dir := e.Directory
-	if dir == "" {
-		stem := strings.TrimSuffix(filepath.Base(s.File), filepath.Ext(s.File))
-		dir = stem + "_vtk"
+	if e.w == nil {
+		return ""
 	}
-	return s.ResolvePath(dir)
+	return e.w.Dir
 }
 
 // Init prepares the series (and creates the folder).
 func (e *VTKExporter) Init() error {
-	w, err := NewSceneWriter(e.OutputDir(), e.Node)
+	dir, err := e.outputDir(e.Node, "vtk")
 	if err != nil {
 		return err
+	}
+	w, err := NewSceneWriter(dir, e.Node)
+	if err != nil {
+		return err
+	}
+	for _, s := range w.Series {
+		s.Sync = e.Sync
 	}
 	e.w = w
 	return nil
@@ -59,51 +57,40 @@ func (e *VTKExporter) Init() error {
 // UpdateVisual writes frame 0 the first time it is called, i.e. at the end
 // of Scene.Init, once every mapping has been applied.
 func (e *VTKExporter) UpdateVisual() error {
-	if e.w == nil || e.writtenStep >= 0 {
+	if e.w == nil || !e.initialFrame() {
 		return nil
 	}
+	return e.write()
+}
+
+func (e *VTKExporter) write() error {
 	s := e.Node.Scene()
 	if err := e.w.WriteFrame(s.Time); err != nil {
 		return err
 	}
-	e.writtenStep = s.StepCount
-	e.lastStep = s.StepCount
-	return nil
-}
-
-// BeginStep implements graph.Behavior: it notes that a step is under way,
-// so that Close can tell a failed last step (no Export followed) from a
-// completed one.
-func (e *VTKExporter) BeginStep(t, dt float64) error {
-	e.inStep = true
+	e.wrote(s.StepCount, 2*len(e.w.Series))
 	return nil
 }
 
 // Export implements graph.Exporter: a frame every `every` steps.
 func (e *VTKExporter) Export(t float64, step int) error {
-	e.inStep = false
-	e.lastStep = step
-	if e.w == nil || step%e.Every != 0 {
+	if !e.exportDue(step) || e.w == nil {
 		return nil
 	}
-	if err := e.w.WriteFrame(t); err != nil {
-		return err
-	}
-	e.writtenStep = step
-	return nil
+	return e.write()
 }
 
-// Close writes the last step if it was exported but fell between two
-// frames. A step that failed began but never reached Export: its
-// half-updated state is not written.
+// Close writes the last step if it was completed but fell between two
+// frames.
 func (e *VTKExporter) Close() error {
-	s := e.Node.Scene()
-	if e.w == nil || e.inStep || s.StepCount != e.lastStep || e.writtenStep == e.lastStep {
+	if e.w == nil || !e.finalDue() {
 		return nil
 	}
-	if err := e.w.WriteFrame(s.Time); err != nil {
-		return err
-	}
-	e.writtenStep = e.lastStep
-	return nil
+	return e.write()
+}
+
+// Output describes what was written, for summaries.
+func (e *VTKExporter) Output() (what string, frames, files int, where string) {
+	frames, files = e.Written()
+	return "VTU/PVD series", frames, files, e.OutputDir()
 }

@@ -9,7 +9,7 @@ import (
 )
 
 // ReadVTU parses an ASCII XML UnstructuredGrid with one piece, as WriteVTU
-// writes it: points, cells and Float64 point data arrays. It exists to
+// writes it: points, cells and Float64 point and cell data arrays. It exists to
 // check written files (tests, tools); it does not read binary or appended
 // data.
 func ReadVTU(r io.Reader) (*Grid, error) {
@@ -26,6 +26,9 @@ func ReadVTU(r io.Reader) (*Grid, error) {
 				PointData      struct {
 					Arrays []xmlArray `xml:"DataArray"`
 				} `xml:"PointData"`
+				CellData struct {
+					Arrays []xmlArray `xml:"DataArray"`
+				} `xml:"CellData"`
 				Points struct {
 					Arrays []xmlArray `xml:"DataArray"`
 				} `xml:"Points"`
@@ -98,6 +101,17 @@ func ReadVTU(r io.Reader) (*Grid, error) {
 			nc = 1
 		}
 		g.PointData = append(g.PointData, DataArray{Name: a.Name, Components: nc, Values: v})
+	}
+	for _, a := range p.CellData.Arrays {
+		v, err := a.floats()
+		if err != nil {
+			return nil, fmt.Errorf("vtu: cell data %q: %w", a.Name, err)
+		}
+		nc := a.Components
+		if nc == 0 {
+			nc = 1
+		}
+		g.CellData = append(g.CellData, DataArray{Name: a.Name, Components: nc, Values: v})
 	}
 	if err := g.check(); err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -22,19 +23,21 @@ const (
 )
 
 // Grid is one frame of a VTK unstructured grid: points, cells in VTK's
-// connectivity/offsets/types form, and per-point data arrays.
+// connectivity/offsets/types form, and per-point and per-cell data arrays.
 type Grid struct {
 	Points       []float64 // xyz per point
 	Connectivity []int     // point indices of every cell, cell after cell
 	Offsets      []int     // end of each cell in Connectivity (VTK's "offsets")
 	Types        []uint8   // VTK cell type per cell
 	PointData    []DataArray
+	CellData     []DataArray // Components numbers per cell
 	// Time is written as the VTU's TimeValue field, so a single file
 	// opened in ParaView still knows its time.
 	Time float64
 }
 
-// DataArray is a named per-point array with Components numbers per point.
+// DataArray is a named per-point (or per-cell) array with Components
+// numbers per point (or cell).
 type DataArray struct {
 	Name       string
 	Components int
@@ -85,6 +88,21 @@ func (g *Grid) check() error {
 	for _, a := range g.PointData {
 		if a.Components < 1 || len(a.Values) != a.Components*np {
 			return fmt.Errorf("vtu: point data %q has %d values, want %d × %d points", a.Name, len(a.Values), a.Components, np)
+		}
+	}
+	for _, a := range g.CellData {
+		if a.Components < 1 || len(a.Values) != a.Components*g.NumCells() {
+			return fmt.Errorf("vtu: cell data %q has %d values, want %d × %d cells", a.Name, len(a.Values), a.Components, g.NumCells())
+		}
+	}
+	return nil
+}
+
+// CellArray returns the cell data array named name, or nil.
+func (g *Grid) CellArray(name string) *DataArray {
+	for i := range g.CellData {
+		if g.CellData[i].Name == name {
+			return &g.CellData[i]
 		}
 	}
 	return nil
@@ -139,6 +157,15 @@ func WriteVTU(w io.Writer, g *Grid) error {
 		put("</DataArray>\n")
 	}
 	put("      </PointData>\n")
+	if len(g.CellData) > 0 {
+		put("      <CellData>\n")
+		for _, a := range g.CellData {
+			fmt.Fprintf(bw, "        <DataArray type=\"Float64\" Name=\"%s\" NumberOfComponents=\"%d\" format=\"ascii\">", xmlAttr(a.Name), a.Components)
+			floats(a.Values, a.Components)
+			put("</DataArray>\n")
+		}
+		put("      </CellData>\n")
+	}
 	put("      <Points>\n")
 	put(`        <DataArray type="Float64" Name="Points" NumberOfComponents="3" format="ascii">`)
 	floats(g.Points, 3)
@@ -208,9 +235,19 @@ func WriteFileAtomic(path string, fill func(w io.Writer) error) error {
 	return writeFileAtomic(path, true, fill)
 }
 
-// writeFileAtomic is WriteFileAtomic with the fsync optional: without it
-// the file still survives a killed process whole (the rename happens after
-// the data is in the page cache), but not a power loss.
+// AtomicWrite is WriteFileAtomic with the fsync optional: without it the
+// file still survives a killed process whole (the rename happens after the
+// data is in the page cache), but not a power loss. Every exporter of this
+// package and runscene's pictures write through it.
+func AtomicWrite(path string, sync bool, fill func(w io.Writer) error) error {
+	return writeFileAtomic(path, sync, fill)
+}
+
+// interruptWriter, when set (tests only), wraps the writer of every atomic
+// write, so a test can make a write fail or stall halfway.
+var interruptWriter func(path string, w io.Writer) io.Writer
+
+// writeFileAtomic is WriteFileAtomic with the fsync optional.
 func writeFileAtomic(path string, sync bool, fill func(w io.Writer) error) (err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
@@ -227,7 +264,11 @@ func writeFileAtomic(path string, sync bool, fill func(w io.Writer) error) (err 
 			os.Remove(tmp)
 		}
 	}()
-	if err = fill(f); err != nil {
+	var w io.Writer = f
+	if interruptWriter != nil {
+		w = interruptWriter(path, f)
+	}
+	if err = fill(w); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if sync {
@@ -237,6 +278,11 @@ func writeFileAtomic(path string, sync bool, fill func(w io.Writer) error) (err 
 	}
 	if err = f.Close(); err != nil {
 		return fmt.Errorf("write %s: close: %w", path, err)
+	}
+	// CreateTemp makes the file private (0600); output files are ordinary
+	// files, readable like any other the user writes.
+	if err = os.Chmod(tmp, 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err = os.Rename(tmp, path); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -254,9 +300,14 @@ func writeFileAtomic(path string, sync bool, fill func(w io.Writer) error) (err 
 // (type 1) so it still shows in ParaView. Point data: "displacement"
 // (position − rest position) and "velocity" (the linear part for Rigid3
 // and Affine3); Rigid3 states also get "orientation" (quaternion x y z w)
-// and "angularVelocity" (world frame). The displacement of a mapped state
-// is measured from its first written frame, since mappings carry
-// positions but not rest positions.
+// and "angularVelocity" (world frame), Affine3 states "affine" (the 3×3
+// linear part A, row-major). The displacement of a mapped state is
+// measured from its first written frame, since mappings carry positions
+// but not rest positions.
+//
+// A tetrahedral state also gets cell data from every object of its node
+// that implements CellDataProvider (stress, strain-energy density, ...),
+// one value or tuple per tetrahedron.
 type Series struct {
 	Dir  string
 	Name string // file stem
@@ -276,7 +327,21 @@ type Series struct {
 	mapped bool
 	ref    []float64
 
-	disp, vel, quat, omega []float64 // point data buffers, reused per frame
+	disp, vel, quat, omega, affine []float64 // point data buffers, reused per frame
+
+	cellSources []CellDataProvider // objects of the state's node with per-tetrahedron data
+}
+
+// CellDataProvider is implemented by components that have a value per
+// tetrahedron of their node's topology, in the topology's order (a force
+// field's stress or strain-energy density, a material map's Young's
+// modulus): VTK series of the node's state write each array as cell data.
+// An array of k·(number of tetrahedra) values is written with k components
+// (1: a scalar, 3: a vector, 6 or 9: a tensor). Names should say what the
+// values are and their unit, e.g. "strainEnergyDensity (J/m^3)". The
+// arrays are read at every frame; they must describe the current state.
+type CellDataProvider interface {
+	CellData() map[string][]float64
 }
 
 // pointLayout reports whether the coordinates of template t start with a
@@ -284,10 +349,13 @@ type Series struct {
 // for templates without a position (Vec1 reduced coordinates, ...).
 func pointLayout(t graph.Template) bool {
 	switch t.Name() {
-	case "Vec3", "Rigid3", "Affine3":
+	case "Vec3", "Rigid3":
 		// Coordinates start with the position (DESIGN.md conventions),
 		// derivatives with the linear velocity.
 		return t.CoordSize() >= 3 && t.DerivSize() >= 3
+	case "Affine3":
+		// [t(3) A(9)], derivatives the same 12 numbers.
+		return t.CoordSize() == 12 && t.DerivSize() == 12
 	}
 	return false
 }
@@ -315,6 +383,13 @@ func NewSeries(dir, name string, st graph.State) (*Series, error) {
 		if topo != nil && len(topo.Points()) == 3*st.Size() && (len(topo.Tetrahedra()) > 0 || len(topo.Triangles()) > 0) {
 			s.topo = topo
 		}
+		if s.topo != nil && len(s.topo.Tetrahedra()) > 0 {
+			for _, o := range n.Objects {
+				if p, ok := o.(CellDataProvider); ok {
+					s.cellSources = append(s.cellSources, p)
+				}
+			}
+		}
 	}
 	return s, nil
 }
@@ -331,7 +406,7 @@ func (s *Series) FramePath(i int) string {
 }
 
 // build fills s.grid from the current state, reusing its buffers.
-func (s *Series) build(t float64) {
+func (s *Series) build(t float64) error {
 	st := s.state
 	tm := st.Template()
 	cs, ds := tm.CoordSize(), tm.DerivSize()
@@ -368,6 +443,13 @@ func (s *Series) build(t float64) {
 			DataArray{Name: "orientation", Components: 4, Values: s.quat},
 			DataArray{Name: "angularVelocity", Components: 3, Values: s.omega})
 	}
+	if tm.Name() == "Affine3" {
+		s.affine = resize(s.affine, 9*n)
+		for i := 0; i < n; i++ {
+			copy(s.affine[9*i:9*i+9], x[12*i+3:12*i+12])
+		}
+		g.PointData = append(g.PointData, DataArray{Name: "affine", Components: 9, Values: s.affine})
+	}
 	g.Connectivity, g.Offsets, g.Types = g.Connectivity[:0], g.Offsets[:0], g.Types[:0]
 	switch {
 	case s.topo != nil && len(s.topo.Tetrahedra()) > 0:
@@ -389,6 +471,36 @@ func (s *Series) build(t float64) {
 			g.Types = append(g.Types, CellVertex)
 		}
 	}
+	return s.buildCellData()
+}
+
+// buildCellData gathers the cell data of the providers, in a fixed order
+// (provider order, then name), each array named after its key, or
+// "object.key" when two providers use the same key.
+func (s *Series) buildCellData() error {
+	g := &s.grid
+	g.CellData = g.CellData[:0]
+	nc := g.NumCells()
+	for _, p := range s.cellSources {
+		data := p.CellData()
+		names := make([]string, 0, len(data))
+		for k := range data {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			v := data[k]
+			if len(v) == 0 || len(v)%nc != 0 {
+				return fmt.Errorf("cell data %q of %q has %d values, not a multiple of the %d tetrahedra", k, p.(graph.Object).Base().Path(), len(v), nc)
+			}
+			name := k
+			if g.CellArray(name) != nil {
+				name = p.(graph.Object).Base().Name + "." + k
+			}
+			g.CellData = append(g.CellData, DataArray{Name: name, Components: len(v) / nc, Values: v})
+		}
+	}
+	return nil
 }
 
 func resize(v []float64, n int) []float64 {
@@ -402,7 +514,9 @@ func resize(v []float64, n int) []float64 {
 // the .pvd index; both atomically, so an interrupted run leaves every
 // listed frame complete and the index valid.
 func (s *Series) WriteFrame(t float64) error {
-	s.build(t)
+	if err := s.build(t); err != nil {
+		return fmt.Errorf("state %q: %w", s.state.Base().Path(), err)
+	}
 	i := len(s.pvd)
 	path := s.FramePath(i)
 	if err := writeFileAtomic(path, s.Sync, func(w io.Writer) error { return WriteVTU(w, &s.grid) }); err != nil {
