@@ -57,14 +57,14 @@ type DualQuaternionSkinningMapping struct {
 	SkinningInputs
 
 	// Per frame: rest pose and, at the last Apply, the translation and the
-	// blended dual quaternion ĝ = (r, e) as 8 numbers [r(4) e(4)].
-	restT []geom.Vec3
-	restQ []geom.Quat
-	curT  []geom.Vec3
-	g     [][8]float64
+	// rest-relative dual quaternion ĝ = (r, e).
+	restT []vec
+	restQ []quat
+	curT  []vec
+	g     []dquat
 	// Per frame scratch: dĝ = Lᵢ [v ω] of the current direction (ApplyJ,
 	// ApplyDJT).
-	dg [][8]float64
+	dg []dquat
 	// Per point at the last Apply.
 	blend []dqPoint
 
@@ -74,12 +74,13 @@ type DualQuaternionSkinningMapping struct {
 
 // dqPoint is the per-point state of the blend at the last Apply.
 type dqPoint struct {
-	B   [8]float64    // Σ w ĝ
-	W   [3][8]float64 // W_k = Σ ∂_k w ĝ (F children)
-	s   float64       // ‖B₀‖²
-	x   geom.Vec3     // x = N/s, N = 𝒩(B, B; X)
-	M   [3]geom.Vec3  // M_k = d/dh N(B + h W_k; X + h e_k) (F children)
-	sig [3]float64    // σ_k = d/dh s(B + h W_k) = 2 B₀·W₀_k (F children)
+	B   dquat    // Σ w ĝ
+	W   [3]dquat // W_k = Σ ∂_k w ĝ (F children)
+	s   float64  // ‖B₀‖²
+	x   vec      // x = N/s, N = 𝒩(B, B; X)
+	M   [3]vec   // M_k = d/dh N(B + h W_k; X + h e_k) (F children)
+	sig [3]float64
+	// sig[k] = σ_k = d/dh s(B + h W_k) = 2 B₀·W₀_k (F children)
 }
 
 func init() {
@@ -123,12 +124,12 @@ func (m *DualQuaternionSkinningMapping) initialise(reinit bool) error {
 	}
 	nf := m.from.Size()
 	rest, pos := m.from.Vec(graph.RestPosition), m.from.Vec(graph.Position)
-	m.restT = make([]geom.Vec3, nf)
-	m.restQ = make([]geom.Quat, nf)
+	m.restT = make([]vec, nf)
+	m.restQ = make([]quat, nf)
 	for k := 0; k < nf; k++ {
 		c := rest[7*k : 7*k+7]
-		m.restT[k] = geom.Vec3{c[0], c[1], c[2]}
-		m.restQ[k] = geom.Quat{c[3], c[4], c[5], c[6]}
+		m.restT[k] = vec{c[0], c[1], c[2]}
+		m.restQ[k] = quat{c[3], c[4], c[5], c[6]}
 		if !reinit {
 			p := pos[7*k : 7*k+7]
 			if p[3]*c[3]+p[4]*c[4]+p[5]*c[5]+p[6]*c[6] < 0 {
@@ -136,175 +137,214 @@ func (m *DualQuaternionSkinningMapping) initialise(reinit bool) error {
 			}
 		}
 	}
-	m.curT = make([]geom.Vec3, nf)
-	m.g = make([][8]float64, nf)
-	m.dg = make([][8]float64, nf)
+	m.curT = make([]vec, nf)
+	m.g = make([]dquat, nf)
+	m.dg = make([]dquat, nf)
 	m.acc = make([]float64, 16*nf)
 	m.blend = make([]dqPoint, m.weights.NumPoints())
 	mapAll(m)
 	return nil
 }
 
-// The maths, in the notation of the type's documentation. Quaternions are
-// geom.Quat [x y z w]; a dual quaternion is 8 numbers [real(4) dual(4)];
-// X̂ is the pure quaternion of a vector X. For dual quaternions A, C and a
-// vector X the symmetric bilinear form
+// The maths, in the notation of the type's documentation. For dual
+// quaternions A, C and a vector X the symmetric bilinear form
 //
-//	𝒩(A, C; X) = ℛ(A, C; X) + 𝒯(A, C),  ℛ = vec(A₀ X̂ C₀*),  𝒯 = vec(A_ε C₀* + C_ε A₀*)
+//	𝒩(A, C; X) = ℛ(A₀, C₀; X) + 𝒯(A, C),  ℛ = vec(A₀ X̂ C₀*),  𝒯 = vec(A_ε C₀* + C_ε A₀*)
 //
-// gives the blend's action on X: N = 𝒩(B, B; X) = ‖B₀‖² x. Its gradient in
-// A for a fixed covector u, 𝒢(u, C; X) = ∇_A [u·𝒩(A, C; X)], is
+// (X̂ the pure quaternion of X) gives the blend's action on X:
+// N = 𝒩(B, B; X) = ‖B₀‖² x. Its gradient in A for a fixed covector u,
+// 𝒢(u, C; X) = ∇_A [u·𝒩(A, C; X)], is
 //
 //	𝒢(u, C; X) = (û C₀ X̂* − û C_ε,  û C₀),
 //
 // from ⟨p, a c⟩ = ⟨p c*, a⟩ and ⟨p, c a⟩ = ⟨c* p, a⟩. Every derivative
 // below is a combination of 𝒩, ℛ and 𝒢, linear in each argument.
+//
+// The code works on small structs (quat, vec, dquat) rather than geom's
+// arrays: Go keeps structs of up to four words in registers but arrays in
+// memory, which made the array version 3–5× slower.
 
-func qpure(v geom.Vec3) geom.Quat { return geom.Quat{v[0], v[1], v[2], 0} }
-func qvec(q geom.Quat) geom.Vec3  { return geom.Vec3{q[0], q[1], q[2]} }
-func qdot(a, b geom.Quat) float64 { return a[0]*b[0] + a[1]*b[1] + a[2]*b[2] + a[3]*b[3] }
+// quat is a quaternion x i + y j + z k + w.
+type quat struct{ x, y, z, w float64 }
 
-func real4(d *[8]float64) geom.Quat { return geom.Quat{d[0], d[1], d[2], d[3]} }
-func dual4(d *[8]float64) geom.Quat { return geom.Quat{d[4], d[5], d[6], d[7]} }
+// vec is a 3-vector.
+type vec struct{ x, y, z float64 }
 
-// axpy8 sets y += a x.
-func axpy8(y *[8]float64, a float64, x *[8]float64) {
-	for i := range y {
-		y[i] += a * x[i]
+// dquat is a dual quaternion r + ε d.
+type dquat struct{ r, d quat }
+
+func qmul(a, b quat) quat {
+	return quat{
+		a.w*b.x + a.x*b.w + a.y*b.z - a.z*b.y,
+		a.w*b.y - a.x*b.z + a.y*b.w + a.z*b.x,
+		a.w*b.z + a.x*b.y - a.y*b.x + a.z*b.w,
+		a.w*b.w - a.x*b.x - a.y*b.y - a.z*b.z,
 	}
 }
 
-// axpyReal sets the real part of y += a q.
-func axpyReal(y *[8]float64, a float64, q geom.Quat) {
-	y[0] += a * q[0]
-	y[1] += a * q[1]
-	y[2] += a * q[2]
-	y[3] += a * q[3]
+func (a quat) conj() quat           { return quat{-a.x, -a.y, -a.z, a.w} }
+func (a quat) vec() vec             { return vec{a.x, a.y, a.z} }
+func (a quat) add(b quat) quat      { return quat{a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w} }
+func (a quat) sub(b quat) quat      { return quat{a.x - b.x, a.y - b.y, a.z - b.z, a.w - b.w} }
+func (a quat) scale(s float64) quat { return quat{s * a.x, s * a.y, s * a.z, s * a.w} }
+func (a quat) dot(b quat) float64   { return a.x*b.x + a.y*b.y + a.z*b.z + a.w*b.w }
+func pure(v vec) quat               { return quat{v.x, v.y, v.z, 0} }
+
+func (a vec) add(b vec) vec        { return vec{a.x + b.x, a.y + b.y, a.z + b.z} }
+func (a vec) sub(b vec) vec        { return vec{a.x - b.x, a.y - b.y, a.z - b.z} }
+func (a vec) scale(s float64) vec  { return vec{s * a.x, s * a.y, s * a.z} }
+func (a vec) dot(b vec) float64    { return a.x*b.x + a.y*b.y + a.z*b.z }
+func (a vec) cross(b vec) vec      { return vec{a.y*b.z - a.z*b.y, a.z*b.x - a.x*b.z, a.x*b.y - a.y*b.x} }
+func vecAt(s []float64, i int) vec { return vec{s[3*i], s[3*i+1], s[3*i+2]} }
+func toVec(v geom.Vec3) vec        { return vec{v[0], v[1], v[2]} }
+func (a vec) geom() geom.Vec3      { return geom.Vec3{a.x, a.y, a.z} }
+
+// axpy sets y += a x.
+func (y *dquat) axpy(a float64, x *dquat) {
+	y.r.x += a * x.r.x
+	y.r.y += a * x.r.y
+	y.r.z += a * x.r.z
+	y.r.w += a * x.r.w
+	y.d.x += a * x.d.x
+	y.d.y += a * x.d.y
+	y.d.z += a * x.d.z
+	y.d.w += a * x.d.w
 }
 
-func dot8(a, b *[8]float64) float64 {
-	s := 0.0
-	for i := range a {
-		s += a[i] * b[i]
-	}
-	return s
+// axpyReal sets y.r += a q.
+func (y *dquat) axpyReal(a float64, q quat) { y.r = y.r.add(q.scale(a)) }
+
+func (a *dquat) dot(b *dquat) float64 { return a.r.dot(b.r) + a.d.dot(b.d) }
+
+// addTo adds s·x to the 8 numbers at a.
+func (x *dquat) addTo(a []float64, s float64) {
+	a = a[:8:8]
+	a[0] += s * x.r.x
+	a[1] += s * x.r.y
+	a[2] += s * x.r.z
+	a[3] += s * x.r.w
+	a[4] += s * x.d.x
+	a[5] += s * x.d.y
+	a[6] += s * x.d.z
+	a[7] += s * x.d.w
 }
 
-func realDot(a, b *[8]float64) float64 {
-	return a[0]*b[0] + a[1]*b[1] + a[2]*b[2] + a[3]*b[3]
+func loadDQ(a []float64) dquat {
+	a = a[:8:8]
+	return dquat{quat{a[0], a[1], a[2], a[3]}, quat{a[4], a[5], a[6], a[7]}}
 }
 
-// rForm returns ℛ(A, C; X) = vec(A₀ X̂ C₀*).
-func rForm(A, C *[8]float64, X geom.Vec3) geom.Vec3 {
-	return qvec(real4(A).Mul(qpure(X)).Mul(real4(C).Conj()))
+// rForm returns ℛ(a, c; X) = vec(a X̂ c*), symmetric in a and c:
+// (a_w c_w − a_v·c_v) X + a_v (c_v·X) + c_v (a_v·X) + (a_w c_v + c_w a_v) × X.
+func rForm(a, c quat, X vec) vec {
+	av, cv := a.vec(), c.vec()
+	k := a.w*c.w - av.dot(cv)
+	return X.scale(k).add(av.scale(cv.dot(X))).add(cv.scale(av.dot(X))).add(cv.scale(a.w).add(av.scale(c.w)).cross(X))
+}
+
+// tForm returns 𝒯(A, C) = vec(A_ε C₀* + C_ε A₀*), with
+// vec(p q*) = q_w p_v − p_w q_v − p_v × q_v.
+func tForm(A, C *dquat) vec {
+	pa, qa := A.d.vec(), C.r.vec()
+	pc, qc := C.d.vec(), A.r.vec()
+	t1 := pa.scale(C.r.w).sub(qa.scale(A.d.w)).sub(pa.cross(qa))
+	t2 := pc.scale(A.r.w).sub(qc.scale(C.d.w)).sub(pc.cross(qc))
+	return t1.add(t2)
 }
 
 // nForm returns 𝒩(A, C; X).
-func nForm(A, C *[8]float64, X geom.Vec3) geom.Vec3 {
-	a0, c0 := real4(A), real4(C)
-	r := a0.Mul(qpure(X)).Mul(c0.Conj())
-	t1 := dual4(A).Mul(c0.Conj())
-	t2 := dual4(C).Mul(a0.Conj())
-	return geom.Vec3{r[0] + t1[0] + t2[0], r[1] + t1[1] + t2[1], r[2] + t1[2] + t2[2]}
+func nForm(A, C *dquat, X vec) vec { return rForm(A.r, C.r, X).add(tForm(A, C)) }
+
+// gForm returns 𝒢(u, C; X) = ∇_A [u·𝒩(A, C; X)] = (û C₀ X̂* − û C_ε, û C₀).
+func gForm(u vec, C *dquat, X vec) dquat {
+	uc := qmul(pure(u), C.r)
+	return dquat{qmul(uc, pure(X).conj()).sub(qmul(pure(u), C.d)), uc}
 }
 
-// gForm returns 𝒢(u, C; X) = ∇_A [u·𝒩(A, C; X)]; with rotOnly, the
-// gradient of u·ℛ(A, C; X) alone (real part only).
-func gForm(u geom.Vec3, C *[8]float64, X geom.Vec3, rotOnly bool) [8]float64 {
-	uc := qpure(u).Mul(real4(C))
-	g0 := uc.Mul(qpure(X).Conj())
-	var g [8]float64
-	if rotOnly {
-		g[0], g[1], g[2], g[3] = g0[0], g0[1], g0[2], g0[3]
-		return g
-	}
-	ue := qpure(u).Mul(dual4(C))
-	g[0], g[1], g[2], g[3] = g0[0]-ue[0], g0[1]-ue[1], g0[2]-ue[2], g0[3]-ue[3]
-	g[4], g[5], g[6], g[7] = uc[0], uc[1], uc[2], uc[3]
-	return g
+// gFormR returns ∇_A [u·ℛ(A₀, C₀; X)] = (û C₀ X̂*, 0).
+func gFormR(u vec, C *dquat, X vec) quat {
+	return qmul(qmul(pure(u), C.r), pure(X).conj())
 }
 
-var unitAxes = [3]geom.Vec3{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}
+var axes = [3]vec{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}
 
 // eval computes x (and, with F non-nil, F and the caches M, σ) from B and
-// W at rest position X.
-func (pt *dqPoint) eval(X geom.Vec3, F *geom.Mat3) {
-	pt.s = realDot(&pt.B, &pt.B)
+// W at rest position X: F_k = M_k/s − N σ_k/s², M_k = 2𝒩(B, W_k; X) + ℛ(B₀, B₀; e_k).
+func (pt *dqPoint) eval(X vec, F []float64) {
+	pt.s = pt.B.r.dot(pt.B.r)
 	N := nForm(&pt.B, &pt.B, X)
-	pt.x = N.Scale(1 / pt.s)
+	pt.x = N.scale(1 / pt.s)
 	if F == nil {
 		return
 	}
+	F = F[:9:9]
 	s := pt.s
 	for k := 0; k < 3; k++ {
-		Mk := nForm(&pt.B, &pt.W[k], X).Scale(2).Add(rForm(&pt.B, &pt.B, unitAxes[k]))
-		sig := 2 * realDot(&pt.B, &pt.W[k])
+		Mk := nForm(&pt.B, &pt.W[k], X).scale(2).add(rForm(pt.B.r, pt.B.r, axes[k]))
+		sig := 2 * pt.B.r.dot(pt.W[k].r)
 		pt.M[k], pt.sig[k] = Mk, sig
-		col := Mk.Scale(1 / s).Sub(N.Scale(sig / (s * s)))
-		F[k], F[3+k], F[6+k] = col[0], col[1], col[2]
+		col := Mk.scale(1 / s).sub(N.scale(sig / (s * s)))
+		F[k], F[3+k], F[6+k] = col.x, col.y, col.z
 	}
 }
 
-// frameBlend computes the rest-relative dual quaternion ĝ = (r, e) of a
-// frame with current pose (t, q) and rest pose (t̄, q̄).
-func frameBlend(t geom.Vec3, q geom.Quat, restT geom.Vec3, restQ geom.Quat) [8]float64 {
-	r := q.Mul(restQ.Conj())
-	a := qpure(t).Mul(r)
-	b := r.Mul(qpure(restT))
-	return [8]float64{r[0], r[1], r[2], r[3], 0.5 * (a[0] - b[0]), 0.5 * (a[1] - b[1]), 0.5 * (a[2] - b[2]), 0.5 * (a[3] - b[3])}
+// frameBlend returns the rest-relative dual quaternion ĝ = (r, e) of a
+// frame with current pose (t, q) and rest pose (t̄, q̄): r = q q̄*,
+// e = ½ (t̂ r − r t̄̂).
+func frameBlend(t vec, q quat, restT vec, restQ quat) dquat {
+	r := qmul(q, restQ.conj())
+	return dquat{r, qmul(pure(t), r).sub(qmul(r, pure(restT))).scale(0.5)}
 }
 
 // frameTangent returns dĝ = L [v ω] for a frame of translation t and
 // rest-relative rotation r: dr = ½ ω̂ r, de = ½ (v̂ r + t̂ dr − dr t̄̂).
-func frameTangent(d []float64, t geom.Vec3, g *[8]float64, restT geom.Vec3) [8]float64 {
-	r := real4(g)
-	dr := qpure(geom.Vec3{d[3], d[4], d[5]}).Mul(r)
-	dr = geom.Quat{0.5 * dr[0], 0.5 * dr[1], 0.5 * dr[2], 0.5 * dr[3]}
-	a := qpure(geom.Vec3{d[0], d[1], d[2]}).Mul(r)
-	b := qpure(t).Mul(dr)
-	c := dr.Mul(qpure(restT))
-	var out [8]float64
-	for i := 0; i < 4; i++ {
-		out[i] = dr[i]
-		out[4+i] = 0.5 * (a[i] + b[i] - c[i])
-	}
-	return out
+func frameTangent(d []float64, t vec, g *dquat, restT vec) dquat {
+	d = d[:6:6]
+	r := g.r
+	dr := qmul(quat{d[3], d[4], d[5], 0}, r).scale(0.5)
+	de := qmul(quat{d[0], d[1], d[2], 0}, r).add(qmul(pure(t), dr)).sub(qmul(dr, pure(restT))).scale(0.5)
+	return dquat{dr, de}
 }
 
-// frameForce adds Lᵀ γ to the frame force f = [f_v f_ω]:
+// frameForce adds scale·Lᵀγ to the frame force f = [f_v f_ω]:
 // f_v = ½ vec(γ_ε r*), f_ω = ½ vec(γ₀ r*) − ¼ vec(t̂ γ_ε r*) + ¼ vec(γ_ε t̄̂ r*).
-func frameForce(f []float64, gam *[8]float64, t geom.Vec3, g *[8]float64, restT geom.Vec3, scale float64) {
-	rc := real4(g).Conj()
-	g0, ge := real4(gam), dual4(gam)
-	fv := ge.Mul(rc)
-	a := g0.Mul(rc)
-	b := qpure(t).Mul(ge).Mul(rc)
-	c := ge.Mul(qpure(restT)).Mul(rc)
-	for i := 0; i < 3; i++ {
-		f[i] += scale * 0.5 * fv[i]
-		f[3+i] += scale * (0.5*a[i] - 0.25*b[i] + 0.25*c[i])
-	}
+func frameForce(f []float64, gam *dquat, t vec, g *dquat, restT vec, scale float64) {
+	f = f[:6:6]
+	rc := g.r.conj()
+	fv := qmul(gam.d, rc).vec().scale(0.5 * scale)
+	a := qmul(gam.r, rc).vec().scale(0.5)
+	b := qmul(qmul(pure(t), gam.d), rc).vec().scale(0.25)
+	c := qmul(qmul(gam.d, pure(restT)), rc).vec().scale(0.25)
+	fw := a.sub(b).add(c).scale(scale)
+	f[0] += fv.x
+	f[1] += fv.y
+	f[2] += fv.z
+	f[3] += fw.x
+	f[4] += fw.y
+	f[5] += fw.z
 }
 
-// frameForceDerivative adds (dL)ᵀ γ, the change of Lᵀ γ (γ fixed) when the
-// frame moves by [v ω] (dt = v, dr = ½ ω̂ r):
+// frameForceDerivative adds scale·(dL)ᵀγ, the change of Lᵀγ (γ fixed) when
+// the frame moves by [v ω] (dt = v, dr = ½ ω̂ r):
 // d f_v = ½ vec(γ_ε dr*), d f_ω = ½ vec(γ₀ dr*) − ¼ vec(v̂ γ_ε r*) −
 // ¼ vec(t̂ γ_ε dr*) + ¼ vec(γ_ε t̄̂ dr*).
-func frameForceDerivative(f []float64, gam *[8]float64, d []float64, t geom.Vec3, g *[8]float64, restT geom.Vec3, scale float64) {
-	r := real4(g)
-	dr := qpure(geom.Vec3{d[3], d[4], d[5]}).Mul(r)
-	dr = geom.Quat{0.5 * dr[0], 0.5 * dr[1], 0.5 * dr[2], 0.5 * dr[3]}
-	drc, rc := dr.Conj(), r.Conj()
-	g0, ge := real4(gam), dual4(gam)
-	fv := ge.Mul(drc)
-	a := g0.Mul(drc)
-	b := qpure(geom.Vec3{d[0], d[1], d[2]}).Mul(ge).Mul(rc)
-	c := qpure(t).Mul(ge).Mul(drc)
-	e := ge.Mul(qpure(restT)).Mul(drc)
-	for i := 0; i < 3; i++ {
-		f[i] += scale * 0.5 * fv[i]
-		f[3+i] += scale * (0.5*a[i] - 0.25*b[i] - 0.25*c[i] + 0.25*e[i])
-	}
+func frameForceDerivative(f []float64, gam *dquat, d []float64, t vec, g *dquat, restT vec, scale float64) {
+	f, d = f[:6:6], d[:6:6]
+	r := g.r
+	dr := qmul(quat{d[3], d[4], d[5], 0}, r).scale(0.5)
+	drc, rc := dr.conj(), r.conj()
+	fv := qmul(gam.d, drc).vec().scale(0.5 * scale)
+	a := qmul(gam.r, drc).vec().scale(0.5)
+	b := qmul(qmul(quat{d[0], d[1], d[2], 0}, gam.d), rc).vec().scale(0.25)
+	c := qmul(qmul(pure(t), gam.d), drc).vec().scale(0.25)
+	e := qmul(qmul(gam.d, pure(restT)), drc).vec().scale(0.25)
+	fw := a.sub(b).sub(c).add(e).scale(scale)
+	f[0] += fv.x
+	f[1] += fv.y
+	f[2] += fv.z
+	f[3] += fw.x
+	f[4] += fw.y
+	f[5] += fw.z
 }
 
 func (m *DualQuaternionSkinningMapping) checkFrames(parentLen int) {
@@ -319,36 +359,34 @@ func (m *DualQuaternionSkinningMapping) Apply(childX, parentX []float64) {
 	m.checkFrames(len(parentX))
 	for k := range m.g {
 		c := parentX[7*k : 7*k+7]
-		m.curT[k] = geom.Vec3{c[0], c[1], c[2]}
-		m.g[k] = frameBlend(m.curT[k], geom.Quat{c[3], c[4], c[5], c[6]}, m.restT[k], m.restQ[k])
+		m.curT[k] = vec{c[0], c[1], c[2]}
+		m.g[k] = frameBlend(m.curT[k], quat{c[3], c[4], c[5], c[6]}, m.restT[k], m.restQ[k])
 	}
 	w := &m.weights
 	m.loop.run(w.NumPoints(), func(_, lo, hi int) {
 		for p := lo; p < hi; p++ {
 			pt := &m.blend[p]
-			pt.B = [8]float64{}
+			pt.B = dquat{}
 			if m.gradientsOutput {
-				pt.W = [3][8]float64{}
+				pt.W = [3]dquat{}
 			}
 			for e := w.Offsets[p]; e < w.Offsets[p+1]; e++ {
 				g := &m.g[w.Frames[e]]
-				axpy8(&pt.B, w.Weights[e], g)
+				pt.B.axpy(w.Weights[e], g)
 				if m.gradientsOutput {
-					dw := w.Gradients[e]
-					axpy8(&pt.W[0], dw[0], g)
-					axpy8(&pt.W[1], dw[1], g)
-					axpy8(&pt.W[2], dw[2], g)
+					dw := &w.Gradients[e]
+					pt.W[0].axpy(dw[0], g)
+					pt.W[1].axpy(dw[1], g)
+					pt.W[2].axpy(dw[2], g)
 				}
 			}
-			X := geom.At(m.rest, p)
+			X := vecAt(m.rest, p)
 			if !m.gradientsOutput {
 				pt.eval(X, nil)
-				geom.Put(childX, p, pt.x)
+				childX[3*p], childX[3*p+1], childX[3*p+2] = pt.x.x, pt.x.y, pt.x.z
 				continue
 			}
-			var F geom.Mat3
-			pt.eval(X, &F)
-			copy(childX[9*p:9*p+9], F[:])
+			pt.eval(X, childX[9*p:9*p+9])
 		}
 	})
 }
@@ -360,77 +398,85 @@ func (m *DualQuaternionSkinningMapping) blendTangent(d []float64) {
 	}
 }
 
-// pointTangent returns dB and dW_k of point p for the frame tangents m.dg.
-func (m *DualQuaternionSkinningMapping) pointTangent(p int) (dB [8]float64, dW [3][8]float64) {
+// pointTangent sets dB and dW_k of point p for the frame tangents m.dg.
+func (m *DualQuaternionSkinningMapping) pointTangent(p int, dB *dquat, dW *[3]dquat) {
 	w := &m.weights
+	*dB = dquat{}
+	if m.gradientsOutput {
+		*dW = [3]dquat{}
+	}
 	for e := w.Offsets[p]; e < w.Offsets[p+1]; e++ {
 		g := &m.dg[w.Frames[e]]
-		axpy8(&dB, w.Weights[e], g)
+		dB.axpy(w.Weights[e], g)
 		if m.gradientsOutput {
-			dw := w.Gradients[e]
-			axpy8(&dW[0], dw[0], g)
-			axpy8(&dW[1], dw[1], g)
-			axpy8(&dW[2], dw[2], g)
+			dw := &w.Gradients[e]
+			dW[0].axpy(dw[0], g)
+			dW[1].axpy(dw[1], g)
+			dW[2].axpy(dw[2], g)
 		}
 	}
-	return dB, dW
 }
 
 // ApplyJ implements graph.Mapping: dx = (dN − x ds)/s with dN = 2𝒩(B, dB; X),
-// ds = 2 B₀·dB₀; for F, the derivative of F_k = M_k/s − N σ_k/s².
+// ds = 2 B₀·dB₀; for F, the derivative of F_k = M_k/s − N σ_k/s²:
+// dM_k = 2𝒩(dB, W_k; X) + 2𝒩(B, dW_k; X) + 2ℛ(B₀, dB₀; e_k),
+// dσ_k = 2 (dB₀·W₀_k + B₀·dW₀_k).
 func (m *DualQuaternionSkinningMapping) ApplyJ(childV, parentV []float64) {
 	m.blendTangent(parentV)
 	m.loop.run(m.weights.NumPoints(), func(_, lo, hi int) {
+		var dB dquat
+		var dW [3]dquat
 		for p := lo; p < hi; p++ {
 			pt := &m.blend[p]
-			X := geom.At(m.rest, p)
-			dB, dW := m.pointTangent(p)
+			X := vecAt(m.rest, p)
+			m.pointTangent(p, &dB, &dW)
 			s := pt.s
-			ds := 2 * realDot(&pt.B, &dB)
-			dN := nForm(&pt.B, &dB, X).Scale(2)
+			ds := 2 * pt.B.r.dot(dB.r)
+			dN := nForm(&pt.B, &dB, X).scale(2)
 			if !m.gradientsOutput {
-				geom.Put(childV, p, dN.Sub(pt.x.Scale(ds)).Scale(1/s))
+				dx := dN.sub(pt.x.scale(ds)).scale(1 / s)
+				childV[3*p], childV[3*p+1], childV[3*p+2] = dx.x, dx.y, dx.z
 				continue
 			}
-			N := pt.x.Scale(s)
-			out := childV[9*p : 9*p+9]
+			N := pt.x.scale(s)
+			out := childV[9*p : 9*p+9 : 9*p+9]
+			is, is2 := 1/s, 1/(s*s)
 			for k := 0; k < 3; k++ {
-				dM := nForm(&dB, &pt.W[k], X).Add(nForm(&pt.B, &dW[k], X)).Add(rForm(&pt.B, &dB, unitAxes[k])).Scale(2)
-				dsig := 2 * (realDot(&dB, &pt.W[k]) + realDot(&pt.B, &dW[k]))
+				dM := nForm(&dB, &pt.W[k], X).add(nForm(&pt.B, &dW[k], X)).add(rForm(pt.B.r, dB.r, axes[k])).scale(2)
+				dsig := 2 * (dB.r.dot(pt.W[k].r) + pt.B.r.dot(dW[k].r))
 				sig := pt.sig[k]
-				col := dM.Scale(1 / s).
-					Sub(pt.M[k].Scale(ds / (s * s))).
-					Sub(dN.Scale(sig / (s * s))).
-					Sub(N.Scale(dsig / (s * s))).
-					Add(N.Scale(2 * sig * ds / (s * s * s)))
-				out[k], out[3+k], out[6+k] = col[0], col[1], col[2]
+				col := dM.scale(is).
+					sub(pt.M[k].scale(ds * is2)).
+					sub(dN.scale(sig * is2)).
+					add(N.scale((2*sig*ds*is - dsig) * is2))
+				out[k], out[3+k], out[6+k] = col.x, col.y, col.z
 			}
 		}
 	})
 }
 
 // pointGrad returns ∇_B ψ for ψ = f·x: (2𝒢(f, B; X) − 2 (f·x) (B₀, 0))/s.
-func (pt *dqPoint) pointGrad(f, X geom.Vec3) [8]float64 {
-	g := gForm(f, &pt.B, X, false)
-	phi := f.Dot(pt.x)
-	var out [8]float64
-	axpy8(&out, 2/pt.s, &g)
-	axpyReal(&out, -2*phi/pt.s, real4(&pt.B))
+func (pt *dqPoint) pointGrad(f, X vec) dquat {
+	g := gForm(f, &pt.B, X)
+	phi := f.dot(pt.x)
+	var out dquat
+	out.axpy(2/pt.s, &g)
+	out.axpyReal(-2*phi/pt.s, pt.B.r)
 	return out
 }
 
 // pointHess returns the derivative of pointGrad in the direction dB:
 // [2𝒢(f, dB; X) − 2 dφ (B₀, 0) − 2 φ (dB₀, 0)]/s − ∇ψ ds/s, dφ = ∇ψ·dB.
-func (pt *dqPoint) pointHess(f, X geom.Vec3, gB, dB *[8]float64) [8]float64 {
-	g := gForm(f, dB, X, false)
-	phi := f.Dot(pt.x)
-	dphi := dot8(gB, dB)
-	ds := 2 * realDot(&pt.B, dB)
-	var out [8]float64
-	axpy8(&out, 2/pt.s, &g)
-	axpyReal(&out, -2*dphi/pt.s, real4(&pt.B))
-	axpyReal(&out, -2*phi/pt.s, real4(dB))
-	axpy8(&out, -ds/pt.s, gB)
+func (pt *dqPoint) pointHess(f, X vec, gB, dB *dquat) dquat {
+	g := gForm(f, dB, X)
+	phi := f.dot(pt.x)
+	dphi := gB.dot(dB)
+	ds := 2 * pt.B.r.dot(dB.r)
+	var out dquat
+	out.axpy(2/pt.s, &g)
+	out.axpyReal(-2*dphi/pt.s, pt.B.r)
+	out.axpyReal(-2*phi/pt.s, dB.r)
+	out.axpy(-ds/pt.s, gB)
 	return out
 }
 
@@ -438,98 +484,94 @@ func (pt *dqPoint) pointHess(f, X geom.Vec3, gB, dB *[8]float64) [8]float64 {
 // needs: ψ = α/s − γ/s² with α = Σ_k p_k·M_k, β_k = p_k·N, γ = Σ_k β_k σ_k
 // (p_k the columns of P).
 type fGrad struct {
-	gB             [8]float64    // ∇_B ψ
-	gW             [3][8]float64 // ∇_{W_k} ψ
-	gam            [3][8]float64 // Γ_k = 2𝒢(p_k, B; X) = ∇_B β_k = ∇_{W_k} α
-	gAlpha, gGamma [8]float64    // ∇_B α, ∇_B γ
+	gB             dquat    // ∇_B ψ
+	gW             [3]dquat // ∇_{W_k} ψ
+	gam            [3]dquat // Γ_k = 2𝒢(p_k, B; X) = ∇_B β_k = ∇_{W_k} α
+	gAlpha, gGamma dquat    // ∇_B α, ∇_B γ
 	alpha, gamma   float64
 	beta           [3]float64
-}
-
-func columns(P []float64) [3]geom.Vec3 {
-	return [3]geom.Vec3{{P[0], P[3], P[6]}, {P[1], P[4], P[7]}, {P[2], P[5], P[8]}}
+	pc             [3]vec // columns of P
 }
 
 // fGradient computes fGrad at the point for the child force P:
 //
-//	∇_B α = Σ_k 2𝒢(p_k, W_k; X) + 2𝒢_ℛ(p_k, B; e_k),  ∇_B γ = Σ_k σ_k Γ_k + 2β_k (W₀_k, 0),
+//	∇_B α = Σ_k 2𝒢(p_k, W_k; X) + 2 ∇_A ℛ(p_k; B₀; e_k),  ∇_B γ = Σ_k σ_k Γ_k + 2β_k (W₀_k, 0),
 //	∇_B ψ = ∇_B α/s − 2α (B₀,0)/s² − ∇_B γ/s² + 4γ (B₀,0)/s³,
 //	∇_{W_k} ψ = Γ_k/s − 2β_k (B₀,0)/s².
-func (pt *dqPoint) fGradient(P []float64, X geom.Vec3, out *fGrad) {
-	pc := columns(P)
+func (pt *dqPoint) fGradient(P []float64, X vec, out *fGrad) {
+	P = P[:9:9]
+	out.pc = [3]vec{{P[0], P[3], P[6]}, {P[1], P[4], P[7]}, {P[2], P[5], P[8]}}
 	s := pt.s
-	N := pt.x.Scale(s)
-	*out = fGrad{}
-	B0 := real4(&pt.B)
+	N := pt.x.scale(s)
+	out.gAlpha, out.gGamma = dquat{}, dquat{}
+	out.alpha, out.gamma = 0, 0
 	for k := 0; k < 3; k++ {
-		out.gam[k] = gForm(pc[k], &pt.B, X, false)
-		for i := range out.gam[k] {
-			out.gam[k][i] *= 2
-		}
-		out.alpha += pc[k].Dot(pt.M[k])
-		out.beta[k] = pc[k].Dot(N)
+		pk := out.pc[k]
+		g := gForm(pk, &pt.B, X)
+		out.gam[k] = dquat{g.r.scale(2), g.d.scale(2)}
+		out.alpha += pk.dot(pt.M[k])
+		out.beta[k] = pk.dot(N)
 		out.gamma += out.beta[k] * pt.sig[k]
-		g1 := gForm(pc[k], &pt.W[k], X, false)
-		g2 := gForm(pc[k], &pt.B, unitAxes[k], true)
-		axpy8(&out.gAlpha, 2, &g1)
-		axpy8(&out.gAlpha, 2, &g2)
-		axpy8(&out.gGamma, pt.sig[k], &out.gam[k])
-		axpyReal(&out.gGamma, 2*out.beta[k], real4(&pt.W[k]))
+		g1 := gForm(pk, &pt.W[k], X)
+		out.gAlpha.axpy(2, &g1)
+		out.gAlpha.axpyReal(2, gFormR(pk, &pt.B, axes[k]))
+		out.gGamma.axpy(pt.sig[k], &out.gam[k])
+		out.gGamma.axpyReal(2*out.beta[k], pt.W[k].r)
 	}
-	axpy8(&out.gB, 1/s, &out.gAlpha)
-	axpyReal(&out.gB, -2*out.alpha/(s*s)+4*out.gamma/(s*s*s), B0)
-	axpy8(&out.gB, -1/(s*s), &out.gGamma)
+	s2, s3 := s*s, s*s*s
+	out.gB = dquat{}
+	out.gB.axpy(1/s, &out.gAlpha)
+	out.gB.axpyReal(-2*out.alpha/s2+4*out.gamma/s3, pt.B.r)
+	out.gB.axpy(-1/s2, &out.gGamma)
 	for k := 0; k < 3; k++ {
-		axpy8(&out.gW[k], 1/s, &out.gam[k])
-		axpyReal(&out.gW[k], -2*out.beta[k]/(s*s), B0)
+		out.gW[k] = dquat{}
+		out.gW[k].axpy(1/s, &out.gam[k])
+		out.gW[k].axpyReal(-2*out.beta[k]/s2, pt.B.r)
 	}
 }
 
-// fHessian returns the derivative of ∇ψ (fGradient) in the direction
-// (dB, dW_k), by the product rule on α, β_k, γ, s (see fGrad).
-func (pt *dqPoint) fHessian(P []float64, X geom.Vec3, gr *fGrad, dB *[8]float64, dW *[3][8]float64) (dgB [8]float64, dgW [3][8]float64) {
-	pc := columns(P)
+// fHessian sets dgB, dgW to the derivative of ∇ψ (fGradient) in the
+// direction (dB, dW_k), by the product rule on α, β_k, γ and s (see fGrad).
+func (pt *dqPoint) fHessian(X vec, gr *fGrad, dB *dquat, dW *[3]dquat, dgB *dquat, dgW *[3]dquat) {
 	s := pt.s
 	s2, s3 := s*s, s*s*s
-	B0, dB0 := real4(&pt.B), real4(dB)
-	ds := 2 * realDot(&pt.B, dB)
-	dalpha := dot8(&gr.gAlpha, dB)
-	var dgAlpha, dgGamma [8]float64
+	ds := 2 * pt.B.r.dot(dB.r)
+	dalpha := gr.gAlpha.dot(dB)
+	var dgAlpha, dgGamma dquat
 	dgamma := 0.0
 	for k := 0; k < 3; k++ {
-		dalpha += dot8(&gr.gam[k], &dW[k])
-		dGam := gForm(pc[k], dB, X, false)
-		for i := range dGam {
-			dGam[i] *= 2
-		}
-		dbeta := dot8(&gr.gam[k], dB)
-		dsig := 2 * (realDot(&pt.W[k], dB) + realDot(&pt.B, &dW[k]))
+		pk := gr.pc[k]
+		dalpha += gr.gam[k].dot(&dW[k])
+		g := gForm(pk, dB, X)
+		dGam := dquat{g.r.scale(2), g.d.scale(2)}
+		dbeta := gr.gam[k].dot(dB)
+		dsig := 2 * (pt.W[k].r.dot(dB.r) + pt.B.r.dot(dW[k].r))
 		dgamma += dbeta*pt.sig[k] + gr.beta[k]*dsig
-		g1 := gForm(pc[k], &dW[k], X, false)
-		g2 := gForm(pc[k], dB, unitAxes[k], true)
-		axpy8(&dgAlpha, 2, &g1)
-		axpy8(&dgAlpha, 2, &g2)
-		axpy8(&dgGamma, dsig, &gr.gam[k])
-		axpy8(&dgGamma, pt.sig[k], &dGam)
-		axpyReal(&dgGamma, 2*dbeta, real4(&pt.W[k]))
-		axpyReal(&dgGamma, 2*gr.beta[k], real4(&dW[k]))
+		g1 := gForm(pk, &dW[k], X)
+		dgAlpha.axpy(2, &g1)
+		dgAlpha.axpyReal(2, gFormR(pk, dB, axes[k]))
+		dgGamma.axpy(dsig, &gr.gam[k])
+		dgGamma.axpy(pt.sig[k], &dGam)
+		dgGamma.axpyReal(2*dbeta, pt.W[k].r)
+		dgGamma.axpyReal(2*gr.beta[k], dW[k].r)
 		// d∇_{W_k} ψ = dΓ_k/s − Γ_k ds/s² − 2(dβ_k (B₀,0) + β_k (dB₀,0))/s² + 4β_k (B₀,0) ds/s³.
-		axpy8(&dgW[k], 1/s, &dGam)
-		axpy8(&dgW[k], -ds/s2, &gr.gam[k])
-		axpyReal(&dgW[k], -2*dbeta/s2+4*gr.beta[k]*ds/s3, B0)
-		axpyReal(&dgW[k], -2*gr.beta[k]/s2, dB0)
+		dgW[k] = dquat{}
+		dgW[k].axpy(1/s, &dGam)
+		dgW[k].axpy(-ds/s2, &gr.gam[k])
+		dgW[k].axpyReal(-2*dbeta/s2+4*gr.beta[k]*ds/s3, pt.B.r)
+		dgW[k].axpyReal(-2*gr.beta[k]/s2, dB.r)
 	}
 	// d∇_B ψ = d∇α/s − ∇α ds/s² − (dα ∇s + α d∇s)/s² + 2α ∇s ds/s³
 	//        − d∇γ/s² + 2∇γ ds/s³ + 2(dγ ∇s + γ d∇s)/s³ − 6γ ∇s ds/s⁴,
-	// ∇s = 2(B₀,0), d∇s = 2(dB₀,0).
+	// with ∇s = 2(B₀,0), d∇s = 2(dB₀,0).
 	alpha, gamma := gr.alpha, gr.gamma
-	axpy8(&dgB, 1/s, &dgAlpha)
-	axpy8(&dgB, -ds/s2, &gr.gAlpha)
-	axpy8(&dgB, -1/s2, &dgGamma)
-	axpy8(&dgB, 2*ds/s3, &gr.gGamma)
-	axpyReal(&dgB, -2*dalpha/s2+4*alpha*ds/s3+4*dgamma/s3-12*gamma*ds/(s2*s2), B0)
-	axpyReal(&dgB, -2*alpha/s2+4*gamma/s3, dB0)
-	return dgB, dgW
+	*dgB = dquat{}
+	dgB.axpy(1/s, &dgAlpha)
+	dgB.axpy(-ds/s2, &gr.gAlpha)
+	dgB.axpy(-1/s2, &dgGamma)
+	dgB.axpy(2*ds/s3, &gr.gGamma)
+	dgB.axpyReal(-2*dalpha/s2+4*alpha*ds/s3+4*dgamma/s3-12*gamma*ds/(s2*s2), pt.B.r)
+	dgB.axpyReal(-2*alpha/s2+4*gamma/s3, dB.r)
 }
 
 // ApplyJT implements graph.Mapping: at every point the gradient of ψ = f·x
@@ -545,27 +587,28 @@ func (m *DualQuaternionSkinningMapping) ApplyJT(parentF, childF []float64) {
 		var gr fGrad
 		for p := lo; p < hi; p++ {
 			pt := &m.blend[p]
-			X := geom.At(m.rest, p)
+			X := vecAt(m.rest, p)
 			if !m.gradientsOutput {
-				gB := pt.pointGrad(geom.At(childF, p), X)
+				gB := pt.pointGrad(vecAt(childF, p), X)
 				for e := w.Offsets[p]; e < w.Offsets[p+1]; e++ {
-					axpy8((*[8]float64)(a[8*w.Frames[e]:]), w.Weights[e], &gB)
+					gB.addTo(a[8*w.Frames[e]:], w.Weights[e])
 				}
 				continue
 			}
 			pt.fGradient(childF[9*p:9*p+9], X, &gr)
 			for e := w.Offsets[p]; e < w.Offsets[p+1]; e++ {
-				g := (*[8]float64)(a[8*w.Frames[e]:])
-				dw := w.Gradients[e]
-				axpy8(g, w.Weights[e], &gr.gB)
-				axpy8(g, dw[0], &gr.gW[0])
-				axpy8(g, dw[1], &gr.gW[1])
-				axpy8(g, dw[2], &gr.gW[2])
+				g := a[8*w.Frames[e]:]
+				dw := &w.Gradients[e]
+				gr.gB.addTo(g, w.Weights[e])
+				gr.gW[0].addTo(g, dw[0])
+				gr.gW[1].addTo(g, dw[1])
+				gr.gW[2].addTo(g, dw[2])
 			}
 		}
 	})
 	for k := 0; k < nf; k++ {
-		frameForce(parentF[6*k:6*k+6], (*[8]float64)(acc[8*k:]), m.curT[k], &m.g[k], m.restT[k], 1)
+		gam := loadDQ(acc[8*k:])
+		frameForce(parentF[6*k:6*k+6], &gam, m.curT[k], &m.g[k], m.restT[k], 1)
 	}
 }
 
@@ -584,41 +627,43 @@ func (m *DualQuaternionSkinningMapping) ApplyDJT(parentDf, parentDx, childF []fl
 	w := &m.weights
 	m.loop.accumulate(w.NumPoints(), 16*nf, acc, func(a []float64, lo, hi int) {
 		var gr fGrad
+		var dB, dgB dquat
+		var dW, dgW [3]dquat
 		for p := lo; p < hi; p++ {
 			pt := &m.blend[p]
-			X := geom.At(m.rest, p)
-			dB, dW := m.pointTangent(p)
+			X := vecAt(m.rest, p)
+			m.pointTangent(p, &dB, &dW)
 			if !m.gradientsOutput {
-				f := geom.At(childF, p)
+				f := vecAt(childF, p)
 				gB := pt.pointGrad(f, X)
 				dgB := pt.pointHess(f, X, &gB, &dB)
 				for e := w.Offsets[p]; e < w.Offsets[p+1]; e++ {
 					k := w.Frames[e]
-					axpy8((*[8]float64)(a[16*k:]), w.Weights[e], &gB)
-					axpy8((*[8]float64)(a[16*k+8:]), w.Weights[e], &dgB)
+					gB.addTo(a[16*k:], w.Weights[e])
+					dgB.addTo(a[16*k+8:], w.Weights[e])
 				}
 				continue
 			}
-			P := childF[9*p : 9*p+9]
-			pt.fGradient(P, X, &gr)
-			dgB, dgW := pt.fHessian(P, X, &gr, &dB, &dW)
+			pt.fGradient(childF[9*p:9*p+9], X, &gr)
+			pt.fHessian(X, &gr, &dB, &dW, &dgB, &dgW)
 			for e := w.Offsets[p]; e < w.Offsets[p+1]; e++ {
 				k := w.Frames[e]
-				g, dg := (*[8]float64)(a[16*k:]), (*[8]float64)(a[16*k+8:])
-				dw := w.Gradients[e]
-				axpy8(g, w.Weights[e], &gr.gB)
-				axpy8(dg, w.Weights[e], &dgB)
+				g, dg := a[16*k:], a[16*k+8:]
+				dw := &w.Gradients[e]
+				gr.gB.addTo(g, w.Weights[e])
+				dgB.addTo(dg, w.Weights[e])
 				for c := 0; c < 3; c++ {
-					axpy8(g, dw[c], &gr.gW[c])
-					axpy8(dg, dw[c], &dgW[c])
+					gr.gW[c].addTo(g, dw[c])
+					dgW[c].addTo(dg, dw[c])
 				}
 			}
 		}
 	})
 	for k := 0; k < nf; k++ {
 		out := parentDf[6*k : 6*k+6]
-		frameForce(out, (*[8]float64)(acc[16*k+8:]), m.curT[k], &m.g[k], m.restT[k], kFactor)
-		frameForceDerivative(out, (*[8]float64)(acc[16*k:]), parentDx[6*k:6*k+6], m.curT[k], &m.g[k], m.restT[k], kFactor)
+		gam, dgam := loadDQ(acc[16*k:]), loadDQ(acc[16*k+8:])
+		frameForce(out, &dgam, m.curT[k], &m.g[k], m.restT[k], kFactor)
+		frameForceDerivative(out, &gam, parentDx[6*k:6*k+6], m.curT[k], &m.g[k], m.restT[k], kFactor)
 	}
 }
 
@@ -630,13 +675,13 @@ func (m *DualQuaternionSkinningMapping) ApplyDJT(parentDf, parentDx, childF []fl
 func (m *DualQuaternionSkinningMapping) Deform(X geom.Vec3, frames []int, weights []float64, grads []geom.Vec3) (x geom.Vec3, F geom.Mat3) {
 	var pt dqPoint
 	for i, k := range frames {
-		axpy8(&pt.B, weights[i], &m.g[k])
+		pt.B.axpy(weights[i], &m.g[k])
 		if grads != nil {
 			for c := 0; c < 3; c++ {
-				axpy8(&pt.W[c], grads[i][c], &m.g[k])
+				pt.W[c].axpy(grads[i][c], &m.g[k])
 			}
 		}
 	}
-	pt.eval(X, &F)
-	return pt.x, F
+	pt.eval(toVec(X), F[:])
+	return pt.x.geom(), F
 }

@@ -163,6 +163,10 @@ func (m *LinearBlendSkinningMapping) checkFrames(parentLen int) {
 	}
 }
 
+// The loops below are written on scalars and pointers: Go keeps
+// fixed-size arrays (geom.Vec3, geom.Mat3) in memory, so expressions on
+// array values cost a copy per operation (3–5× slower here).
+
 // Apply implements graph.Mapping: x = Σ w (A X̂ + t) or F = Σ A G + t ⊗ ∇w.
 // It caches the frames' transforms and, for rigid frames, the world arms
 // (points) or A·G (F) for the derivatives.
@@ -176,35 +180,57 @@ func (m *LinearBlendSkinningMapping) Apply(childX, parentX []float64) {
 	if !m.gradientsOutput {
 		m.loop.run(n, func(_, lo, hi int) {
 			for p := lo; p < hi; p++ {
-				var x geom.Vec3
+				var x0, x1, x2 float64
 				for e := w.Offsets[p]; e < w.Offsets[p+1]; e++ {
 					k := w.Frames[e]
-					r := m.curA[k].MulVec(m.local[e])
+					A, t, X := &m.curA[k], &m.curT[k], &m.local[e]
+					r0 := A[0]*X[0] + A[1]*X[1] + A[2]*X[2]
+					r1 := A[3]*X[0] + A[4]*X[1] + A[5]*X[2]
+					r2 := A[6]*X[0] + A[7]*X[1] + A[8]*X[2]
 					if m.arm != nil {
-						m.arm[e] = r
+						m.arm[e] = geom.Vec3{r0, r1, r2}
 					}
-					x = x.Add(r.Add(m.curT[k]).Scale(w.Weights[e]))
+					c := w.Weights[e]
+					x0 += c * (r0 + t[0])
+					x1 += c * (r1 + t[1])
+					x2 += c * (r2 + t[2])
 				}
-				geom.Put(childX, p, x)
+				childX[3*p], childX[3*p+1], childX[3*p+2] = x0, x1, x2
 			}
 		})
 		return
 	}
 	m.loop.run(n, func(_, lo, hi int) {
+		var H geom.Mat3
 		for p := lo; p < hi; p++ {
-			var F geom.Mat3
+			F := childX[9*p : 9*p+9 : 9*p+9]
+			clear(F)
 			for e := w.Offsets[p]; e < w.Offsets[p+1]; e++ {
 				k := w.Frames[e]
-				H := m.curA[k].Mul(m.g[e])
+				h := &H
 				if m.h != nil {
-					m.h[e] = H
+					h = &m.h[e]
 				}
-				addOuter(&F, m.curT[k], w.Gradients[e])
-				F = F.Add(H)
+				mulTo(h, &m.curA[k], &m.g[e])
+				t, dw := &m.curT[k], &w.Gradients[e]
+				for r := 0; r < 3; r++ {
+					F[3*r] += h[3*r] + t[r]*dw[0]
+					F[3*r+1] += h[3*r+1] + t[r]*dw[1]
+					F[3*r+2] += h[3*r+2] + t[r]*dw[2]
+				}
 			}
-			copy(childX[9*p:9*p+9], F[:])
 		}
 	})
+}
+
+// mulTo sets *out = a b.
+func mulTo(out, a, b *geom.Mat3) {
+	for r := 0; r < 3; r++ {
+		a0, a1, a2 := a[3*r], a[3*r+1], a[3*r+2]
+		out[3*r] = a0*b[0] + a1*b[3] + a2*b[6]
+		out[3*r+1] = a0*b[1] + a1*b[4] + a2*b[7]
+		out[3*r+2] = a0*b[2] + a1*b[5] + a2*b[8]
+	}
 }
 
 // addOuter adds a bᵀ to M.
@@ -228,55 +254,68 @@ func (m *LinearBlendSkinningMapping) ApplyJ(childV, parentV []float64) {
 	case !m.gradientsOutput && !m.affineFrames:
 		m.loop.run(n, func(_, lo, hi int) {
 			for p := lo; p < hi; p++ {
-				var v geom.Vec3
+				var v0, v1, v2 float64
 				for e := w.Offsets[p]; e < w.Offsets[p+1]; e++ {
-					d := parentV[6*w.Frames[e] : 6*w.Frames[e]+6]
-					r := m.arm[e]
+					d := parentV[6*w.Frames[e] : 6*w.Frames[e]+6 : 6*w.Frames[e]+6]
+					r := &m.arm[e]
 					c := w.Weights[e]
-					v[0] += c * (d[0] + d[4]*r[2] - d[5]*r[1])
-					v[1] += c * (d[1] + d[5]*r[0] - d[3]*r[2])
-					v[2] += c * (d[2] + d[3]*r[1] - d[4]*r[0])
+					v0 += c * (d[0] + d[4]*r[2] - d[5]*r[1])
+					v1 += c * (d[1] + d[5]*r[0] - d[3]*r[2])
+					v2 += c * (d[2] + d[3]*r[1] - d[4]*r[0])
 				}
-				geom.Put(childV, p, v)
+				childV[3*p], childV[3*p+1], childV[3*p+2] = v0, v1, v2
 			}
 		})
 	case !m.gradientsOutput:
 		m.loop.run(n, func(_, lo, hi int) {
 			for p := lo; p < hi; p++ {
-				var v geom.Vec3
+				var v0, v1, v2 float64
 				for e := w.Offsets[p]; e < w.Offsets[p+1]; e++ {
-					d := parentV[12*w.Frames[e] : 12*w.Frames[e]+12]
-					X := m.local[e]
+					d := parentV[12*w.Frames[e] : 12*w.Frames[e]+12 : 12*w.Frames[e]+12]
+					X := &m.local[e]
 					c := w.Weights[e]
-					v[0] += c * (d[0] + d[3]*X[0] + d[4]*X[1] + d[5]*X[2])
-					v[1] += c * (d[1] + d[6]*X[0] + d[7]*X[1] + d[8]*X[2])
-					v[2] += c * (d[2] + d[9]*X[0] + d[10]*X[1] + d[11]*X[2])
+					v0 += c * (d[0] + d[3]*X[0] + d[4]*X[1] + d[5]*X[2])
+					v1 += c * (d[1] + d[6]*X[0] + d[7]*X[1] + d[8]*X[2])
+					v2 += c * (d[2] + d[9]*X[0] + d[10]*X[1] + d[11]*X[2])
 				}
-				geom.Put(childV, p, v)
+				childV[3*p], childV[3*p+1], childV[3*p+2] = v0, v1, v2
 			}
 		})
 	case !m.affineFrames:
+		// dF = Σ [ω]× H + v ⊗ ∇w: row r of [ω]× H is ω × (column-wise)...
+		// written out: ([ω]× H)[r][c] = ω[r+1] H[r+2][c] − ω[r+2] H[r+1][c].
 		m.loop.run(n, func(_, lo, hi int) {
 			for p := lo; p < hi; p++ {
-				var dF geom.Mat3
+				dF := childV[9*p : 9*p+9 : 9*p+9]
+				clear(dF)
 				for e := w.Offsets[p]; e < w.Offsets[p+1]; e++ {
-					d := parentV[6*w.Frames[e] : 6*w.Frames[e]+6]
-					addOuter(&dF, geom.Vec3{d[0], d[1], d[2]}, w.Gradients[e])
-					dF = dF.Add(geom.Vec3{d[3], d[4], d[5]}.Skew().Mul(m.h[e]))
+					d := parentV[6*w.Frames[e] : 6*w.Frames[e]+6 : 6*w.Frames[e]+6]
+					H, dw := &m.h[e], &w.Gradients[e]
+					o0, o1, o2 := d[3], d[4], d[5]
+					for c := 0; c < 3; c++ {
+						h0, h1, h2 := H[c], H[3+c], H[6+c]
+						dF[c] += d[0]*dw[c] + o1*h2 - o2*h1
+						dF[3+c] += d[1]*dw[c] + o2*h0 - o0*h2
+						dF[6+c] += d[2]*dw[c] + o0*h1 - o1*h0
+					}
 				}
-				copy(childV[9*p:9*p+9], dF[:])
 			}
 		})
 	default:
 		m.loop.run(n, func(_, lo, hi int) {
 			for p := lo; p < hi; p++ {
-				var dF geom.Mat3
+				dF := childV[9*p : 9*p+9 : 9*p+9]
+				clear(dF)
 				for e := w.Offsets[p]; e < w.Offsets[p+1]; e++ {
-					d := parentV[12*w.Frames[e] : 12*w.Frames[e]+12]
-					addOuter(&dF, geom.Vec3{d[0], d[1], d[2]}, w.Gradients[e])
-					dF = dF.Add(geom.Mat3(d[3:12]).Mul(m.g[e]))
+					d := parentV[12*w.Frames[e] : 12*w.Frames[e]+12 : 12*w.Frames[e]+12]
+					G, dw := &m.g[e], &w.Gradients[e]
+					for r := 0; r < 3; r++ {
+						a0, a1, a2, t := d[3+3*r], d[4+3*r], d[5+3*r], d[r]
+						dF[3*r] += a0*G[0] + a1*G[3] + a2*G[6] + t*dw[0]
+						dF[3*r+1] += a0*G[1] + a1*G[4] + a2*G[7] + t*dw[1]
+						dF[3*r+2] += a0*G[2] + a1*G[5] + a2*G[8] + t*dw[2]
+					}
 				}
-				copy(childV[9*p:9*p+9], dF[:])
 			}
 		})
 	}
@@ -290,28 +329,28 @@ func (m *LinearBlendSkinningMapping) ApplyJT(parentF, childF []float64) {
 	case !m.gradientsOutput && !m.affineFrames:
 		m.loop.accumulate(n, len(parentF), parentF, func(acc []float64, lo, hi int) {
 			for p := lo; p < hi; p++ {
-				f := geom.At(childF, p)
+				f0, f1, f2 := childF[3*p], childF[3*p+1], childF[3*p+2]
 				for e := w.Offsets[p]; e < w.Offsets[p+1]; e++ {
-					d := acc[6*w.Frames[e] : 6*w.Frames[e]+6]
+					d := acc[6*w.Frames[e] : 6*w.Frames[e]+6 : 6*w.Frames[e]+6]
 					c := w.Weights[e]
-					t := m.arm[e].Cross(f)
-					d[0] += c * f[0]
-					d[1] += c * f[1]
-					d[2] += c * f[2]
-					d[3] += c * t[0]
-					d[4] += c * t[1]
-					d[5] += c * t[2]
+					r := &m.arm[e]
+					d[0] += c * f0
+					d[1] += c * f1
+					d[2] += c * f2
+					d[3] += c * (r[1]*f2 - r[2]*f1)
+					d[4] += c * (r[2]*f0 - r[0]*f2)
+					d[5] += c * (r[0]*f1 - r[1]*f0)
 				}
 			}
 		})
 	case !m.gradientsOutput:
 		m.loop.accumulate(n, len(parentF), parentF, func(acc []float64, lo, hi int) {
 			for p := lo; p < hi; p++ {
-				f := geom.At(childF, p)
+				f := childF[3*p : 3*p+3 : 3*p+3]
 				for e := w.Offsets[p]; e < w.Offsets[p+1]; e++ {
-					d := acc[12*w.Frames[e] : 12*w.Frames[e]+12]
+					d := acc[12*w.Frames[e] : 12*w.Frames[e]+12 : 12*w.Frames[e]+12]
 					c := w.Weights[e]
-					X := m.local[e]
+					X := &m.local[e]
 					for r := 0; r < 3; r++ {
 						cf := c * f[r]
 						d[r] += cf
@@ -325,33 +364,38 @@ func (m *LinearBlendSkinningMapping) ApplyJT(parentF, childF []float64) {
 	case !m.affineFrames:
 		m.loop.accumulate(n, len(parentF), parentF, func(acc []float64, lo, hi int) {
 			for p := lo; p < hi; p++ {
-				P := geom.Mat3(childF[9*p : 9*p+9])
+				P := childF[9*p : 9*p+9 : 9*p+9]
 				for e := w.Offsets[p]; e < w.Offsets[p+1]; e++ {
-					d := acc[6*w.Frames[e] : 6*w.Frames[e]+6]
-					ft := P.MulVec(w.Gradients[e])
-					tau := columnCross(&m.h[e], &P)
-					d[0] += ft[0]
-					d[1] += ft[1]
-					d[2] += ft[2]
-					d[3] += tau[0]
-					d[4] += tau[1]
-					d[5] += tau[2]
+					d := acc[6*w.Frames[e] : 6*w.Frames[e]+6 : 6*w.Frames[e]+6]
+					H, dw := &m.h[e], &w.Gradients[e]
+					for r := 0; r < 3; r++ {
+						d[r] += P[3*r]*dw[0] + P[3*r+1]*dw[1] + P[3*r+2]*dw[2]
+					}
+					// τ = Σ_c H[:,c] × P[:,c].
+					for c := 0; c < 3; c++ {
+						h0, h1, h2 := H[c], H[3+c], H[6+c]
+						p0, p1, p2 := P[c], P[3+c], P[6+c]
+						d[3] += h1*p2 - h2*p1
+						d[4] += h2*p0 - h0*p2
+						d[5] += h0*p1 - h1*p0
+					}
 				}
 			}
 		})
 	default:
 		m.loop.accumulate(n, len(parentF), parentF, func(acc []float64, lo, hi int) {
 			for p := lo; p < hi; p++ {
-				P := geom.Mat3(childF[9*p : 9*p+9])
+				P := childF[9*p : 9*p+9 : 9*p+9]
 				for e := w.Offsets[p]; e < w.Offsets[p+1]; e++ {
-					d := acc[12*w.Frames[e] : 12*w.Frames[e]+12]
-					ft := P.MulVec(w.Gradients[e])
-					fA := P.MulT(m.g[e])
-					d[0] += ft[0]
-					d[1] += ft[1]
-					d[2] += ft[2]
-					for i := 0; i < 9; i++ {
-						d[3+i] += fA[i]
+					d := acc[12*w.Frames[e] : 12*w.Frames[e]+12 : 12*w.Frames[e]+12]
+					G, dw := &m.g[e], &w.Gradients[e]
+					// f_t = P ∇w, f_A = P Gᵀ.
+					for r := 0; r < 3; r++ {
+						p0, p1, p2 := P[3*r], P[3*r+1], P[3*r+2]
+						d[r] += p0*dw[0] + p1*dw[1] + p2*dw[2]
+						d[3+3*r] += p0*G[0] + p1*G[1] + p2*G[2]
+						d[4+3*r] += p0*G[3] + p1*G[4] + p2*G[5]
+						d[5+3*r] += p0*G[6] + p1*G[7] + p2*G[8]
 					}
 				}
 			}
@@ -359,23 +403,10 @@ func (m *LinearBlendSkinningMapping) ApplyJT(parentF, childF []float64) {
 	}
 }
 
-// columnCross returns Σ_c H[:,c] × P[:,c], the torque of a rotation-driven
-// F contribution: ⟨P, [δθ]× H⟩ = δθ · Σ_c H[:,c] × P[:,c].
-func columnCross(H, P *geom.Mat3) geom.Vec3 {
-	var t geom.Vec3
-	for c := 0; c < 3; c++ {
-		h0, h1, h2 := H[c], H[3+c], H[6+c]
-		p0, p1, p2 := P[c], P[3+c], P[6+c]
-		t[0] += h1*p2 - h2*p1
-		t[1] += h2*p0 - h0*p2
-		t[2] += h0*p1 - h1*p0
-	}
-	return t
-}
-
 // ApplyDJT implements graph.Mapping: the geometric stiffness, zero for
 // affine frames (the mapping is linear), the turning of the arms for rigid
-// frames (see the type's documentation).
+// frames: δτ = (δθ × r) × f = r (δθ·f) − δθ (r·f) per point and
+// Σ_c H[:,c] (δθ·P[:,c]) − δθ (H[:,c]·P[:,c]) per sample.
 func (m *LinearBlendSkinningMapping) ApplyDJT(parentDf, parentDx, childF []float64, kFactor float64) {
 	if m.affineFrames || kFactor == 0 {
 		return
@@ -385,17 +416,18 @@ func (m *LinearBlendSkinningMapping) ApplyDJT(parentDf, parentDx, childF []float
 	if !m.gradientsOutput {
 		m.loop.accumulate(n, len(parentDf), parentDf, func(acc []float64, lo, hi int) {
 			for p := lo; p < hi; p++ {
-				f := geom.At(childF, p)
+				f0, f1, f2 := childF[3*p], childF[3*p+1], childF[3*p+2]
 				for e := w.Offsets[p]; e < w.Offsets[p+1]; e++ {
 					k := w.Frames[e]
-					dth := geom.Vec3{parentDx[6*k+3], parentDx[6*k+4], parentDx[6*k+5]}
-					r := m.arm[e]
+					t0, t1, t2 := parentDx[6*k+3], parentDx[6*k+4], parentDx[6*k+5]
+					r := &m.arm[e]
 					c := kFactor * w.Weights[e]
-					a, b := c*dth.Dot(f), c*r.Dot(f)
-					d := acc[6*k+3 : 6*k+6]
-					d[0] += a*r[0] - b*dth[0]
-					d[1] += a*r[1] - b*dth[1]
-					d[2] += a*r[2] - b*dth[2]
+					a := c * (t0*f0 + t1*f1 + t2*f2)
+					b := c * (r[0]*f0 + r[1]*f1 + r[2]*f2)
+					d := acc[6*k+3 : 6*k+6 : 6*k+6]
+					d[0] += a*r[0] - b*t0
+					d[1] += a*r[1] - b*t1
+					d[2] += a*r[2] - b*t2
 				}
 			}
 		})
@@ -403,24 +435,25 @@ func (m *LinearBlendSkinningMapping) ApplyDJT(parentDf, parentDx, childF []float
 	}
 	m.loop.accumulate(n, len(parentDf), parentDf, func(acc []float64, lo, hi int) {
 		for p := lo; p < hi; p++ {
-			P := childF[9*p : 9*p+9]
+			P := childF[9*p : 9*p+9 : 9*p+9]
 			for e := w.Offsets[p]; e < w.Offsets[p+1]; e++ {
 				k := w.Frames[e]
-				dth := geom.Vec3{parentDx[6*k+3], parentDx[6*k+4], parentDx[6*k+5]}
+				t0, t1, t2 := parentDx[6*k+3], parentDx[6*k+4], parentDx[6*k+5]
 				H := &m.h[e]
-				var t geom.Vec3
+				var s0, s1, s2, b float64
 				for c := 0; c < 3; c++ {
-					hc := geom.Vec3{H[c], H[3+c], H[6+c]}
-					pc := geom.Vec3{P[c], P[3+c], P[6+c]}
-					a, b := dth.Dot(pc), hc.Dot(pc)
-					t[0] += a*hc[0] - b*dth[0]
-					t[1] += a*hc[1] - b*dth[1]
-					t[2] += a*hc[2] - b*dth[2]
+					h0, h1, h2 := H[c], H[3+c], H[6+c]
+					p0, p1, p2 := P[c], P[3+c], P[6+c]
+					a := t0*p0 + t1*p1 + t2*p2
+					s0 += a * h0
+					s1 += a * h1
+					s2 += a * h2
+					b += h0*p0 + h1*p1 + h2*p2
 				}
-				d := acc[6*k+3 : 6*k+6]
-				d[0] += kFactor * t[0]
-				d[1] += kFactor * t[1]
-				d[2] += kFactor * t[2]
+				d := acc[6*k+3 : 6*k+6 : 6*k+6]
+				d[0] += kFactor * (s0 - b*t0)
+				d[1] += kFactor * (s1 - b*t1)
+				d[2] += kFactor * (s2 - b*t2)
 			}
 		}
 	})

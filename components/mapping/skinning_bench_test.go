@@ -1,0 +1,138 @@
+package mapping_test
+
+import (
+	"math"
+	"math/rand/v2"
+	"sort"
+	"testing"
+
+	"github.com/sofago/sofago/components/mapping"
+	"github.com/sofago/sofago/geom"
+	"github.com/sofago/sofago/graph"
+)
+
+// nearestWeights gives each point the normalised Gaussian weights of its k
+// nearest frames (with exact gradients of the truncated, renormalised
+// kernels), the usual cut-off of frame-based models.
+func nearestWeights(points []float64, centres []geom.Vec3, sigma float64, k int) mapping.SkinningWeights {
+	n := len(points) / 3
+	frames := make([][]int, n)
+	weights := make([][]float64, n)
+	grads := make([][]geom.Vec3, n)
+	for p := 0; p < n; p++ {
+		X := geom.At(points, p)
+		order := make([]int, len(centres))
+		for i := range order {
+			order[i] = i
+		}
+		sort.Slice(order, func(a, b int) bool {
+			return X.Sub(centres[order[a]]).Norm2() < X.Sub(centres[order[b]]).Norm2()
+		})
+		sub := make([]geom.Vec3, k)
+		for i := 0; i < k; i++ {
+			sub[i] = centres[order[i]]
+		}
+		w := gaussianWeights(X[:], sub, sigma)
+		_, ws, gs := w.Influences(0)
+		frames[p] = order[:k]
+		weights[p] = ws
+		grads[p] = gs
+	}
+	w, _ := mapping.NewSkinningWeights(frames, weights, grads)
+	return w
+}
+
+// benchSkinning sets up 1,000 samples in [−1, 1]³, each influenced by its 4
+// nearest of 8 frames (at the corners of [−0.5, 0.5]³), deformed by random
+// rotations of up to ±60° and translations.
+func benchSkinning(b *testing.B, m skinningMapping, affine bool, ct graph.Template) (parentX, parentV, childF []float64) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	const nf, np = 8, 1000
+	centres := make([]geom.Vec3, 0, nf)
+	for _, x := range []float64{-0.5, 0.5} {
+		for _, y := range []float64{-0.5, 0.5} {
+			for _, z := range []float64{-0.5, 0.5} {
+				centres = append(centres, geom.Vec3{x, y, z})
+			}
+		}
+	}
+	curT := make([]geom.Vec3, nf)
+	for i := range curT {
+		curT[i] = centres[i].Add(geom.Vec3{0.1 * rng.NormFloat64(), 0.1 * rng.NormFloat64(), 0.1 * rng.NormFloat64()})
+	}
+	var pt graph.Template
+	var rest, pos []float64
+	if affine {
+		pt = graph.Affine3
+		restA, curA := make([]geom.Mat3, nf), make([]geom.Mat3, nf)
+		for i := range restA {
+			restA[i], curA[i] = geom.Identity3(), randomAffine(rng)
+		}
+		rest, pos = affineCoords(centres, restA), affineCoords(curT, curA)
+	} else {
+		pt = graph.Rigid3
+		restQ, curQ := make([]geom.Quat, nf), make([]geom.Quat, nf)
+		for i := range restQ {
+			restQ[i] = geom.QuatIdentity()
+			curQ[i] = geom.QuatFromAxisAngle(geom.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}, (2*rng.Float64()-1)*math.Pi/3)
+		}
+		rest, pos = rigidCoords(centres, restQ), rigidCoords(curT, curQ)
+	}
+	pts := randomPoints(rng, np)
+	buildSkinning(b, m, pt, rest, pos, ct, pts, nearestWeights(pts, centres, 0.8, 4))
+	parentV = make([]float64, nf*pt.DerivSize())
+	for i := range parentV {
+		parentV[i] = rng.NormFloat64()
+	}
+	childF = make([]float64, np*ct.DerivSize())
+	for i := range childF {
+		childF[i] = rng.NormFloat64()
+	}
+	return pos, parentV, childF
+}
+
+// BenchmarkSkinning measures one Apply, ApplyJ, ApplyJT and ApplyDJT of
+// 1,000 samples × 4 frames for each mapping, parent and child template
+// (the per-iteration cost of a CG step is ApplyJ + ApplyJT + ApplyDJT).
+func BenchmarkSkinning(b *testing.B) {
+	cases := []struct {
+		name   string
+		new    func() skinningMapping
+		affine bool
+	}{
+		{"LBS-Rigid3", func() skinningMapping { return mapping.NewLinearBlendSkinningMapping() }, false},
+		{"LBS-Affine3", func() skinningMapping { return mapping.NewLinearBlendSkinningMapping() }, true},
+		{"DQS-Rigid3", func() skinningMapping { return mapping.NewDualQuaternionSkinningMapping() }, false},
+	}
+	for _, c := range cases {
+		for _, ct := range []graph.Template{graph.Vec3, graph.F331} {
+			m := c.new()
+			x, v, f := benchSkinning(b, m, c.affine, ct)
+			child := make([]float64, len(f)/ct.DerivSize()*ct.CoordSize())
+			childV := make([]float64, len(f))
+			parentF := make([]float64, len(v))
+			prefix := c.name + "-" + ct.Name() + "/1000x4/"
+			b.Run(prefix+"Apply", func(b *testing.B) {
+				for b.Loop() {
+					m.Apply(child, x)
+				}
+			})
+			m.Apply(child, x)
+			b.Run(prefix+"ApplyJ", func(b *testing.B) {
+				for b.Loop() {
+					m.ApplyJ(childV, v)
+				}
+			})
+			b.Run(prefix+"ApplyJT", func(b *testing.B) {
+				for b.Loop() {
+					m.ApplyJT(parentF, f)
+				}
+			})
+			b.Run(prefix+"ApplyDJT", func(b *testing.B) {
+				for b.Loop() {
+					m.ApplyDJT(parentF, v, f, 1)
+				}
+			})
+		}
+	}
+}
