@@ -96,7 +96,7 @@ func (m *SubspaceMapping) Init() error {
 		}
 		b, pts, err := src.SubspaceBasis()
 		if err != nil {
-			return m.Errorf("basis %q: %w", m.Basis.Path, err)
+			return err // located at the source
 		}
 		m.setBasis(b)
 		restPts = pts
