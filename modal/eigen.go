@@ -2,7 +2,16 @@ package modal
 
 import (
 	"errors"
+	"fmt"
 	"math"
+	"math/rand/v2"
+	"runtime"
+	"sort"
+	"sync"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/sofago/sofago/sparse"
 )
@@ -18,7 +27,7 @@ type EigenOptions struct {
 	// Tol is the relative residual |Kψ − λMψ|_{M⁻¹} / λ below which a
 	// Ritz pair counts as converged (default 1e-10).
 	Tol float64
-	// MaxBasis bounds the Krylov basis size (default max(4k + 40, 100),
+	// MaxBasis bounds the Krylov basis size (default max(6k + 40, 120),
 	// capped by the dimension).
 	MaxBasis int
 	// Dense forces the dense path (gonum, O(n³)): for small problems and
@@ -43,9 +52,11 @@ type Modes struct {
 	// (lowest index on ties), VegaFEM's reference convention.
 	Vectors [][]float64
 	// Rigid is the number of rigid-body modes dropped (0 for a
-	// constrained body, 6 for a free one), with their eigenvalues.
-	Rigid       int
-	RigidValues []float64
+	// constrained body, 6 for a free one), with their eigenvalues and
+	// (full, M-orthonormal) vectors; ModalDerivatives projects them out.
+	Rigid        int
+	RigidValues  []float64
+	RigidVectors [][]float64
 }
 
 // Frequencies returns √λᵢ / 2π in Hz.
@@ -58,24 +69,547 @@ func (m *Modes) Frequencies() []float64 {
 }
 
 // LinearModes returns the k lowest non-rigid linear modes of sys (Barbič &
-// James 2005, Sec. 5.1): for an unconstrained body the k + 6 lowest are
-// computed and the six rigid modes (λ ≈ 0) dropped.
+// James 2005, Sec. 5.1), full vectors. For an unconstrained body (or one
+// whose constraints leave a mechanism, where K cannot be factored) the
+// shift is made negative, more modes are computed and the near-zero ones
+// (|λ| ≤ 1e-6·λ of the highest mode computed: the six rigid modes of a
+// free body) are dropped and reported in Rigid.
 func LinearModes(sys *System, k int, opt EigenOptions) (*Modes, error) {
-	return nil, errors.New("modal: LinearModes not implemented yet") // TODO(6a)
+	if k < 1 {
+		return nil, fmt.Errorf("modal: LinearModes: k = %d modes requested", k)
+	}
+	if opt.Tol == 0 {
+		opt.Tol = 1e-10
+	}
+	n := sys.K.Rows
+	extra := 0
+	auto := math.IsNaN(opt.Shift)
+	if auto {
+		opt.Shift = 0
+		if !sys.Constrained {
+			opt.Shift = negativeShift(sys.K, sys.M)
+			extra = 6
+		}
+	}
+	for {
+		want := min(k+extra, n)
+		vals, vecs, err := sys.eigen(want, opt)
+		var npd *sparse.NotPositiveDefiniteError
+		if errors.As(err, &npd) && auto && opt.Shift == 0 {
+			// A mechanism: K is singular although some DOFs are fixed.
+			opt.Shift = negativeShift(sys.K, sys.M)
+			extra = max(extra, 6)
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		top := math.Abs(vals[len(vals)-1])
+		zero := 0
+		for zero < len(vals) && math.Abs(vals[zero]) <= 1e-6*top {
+			zero++
+		}
+		if zero > extra && want < n {
+			extra = zero // more null modes than planned (several bodies): ask again
+			continue
+		}
+		if want-zero < k {
+			return nil, fmt.Errorf("modal: only %d non-rigid modes exist (%d DOFs, %d near-zero modes)", want-zero, n, zero)
+		}
+		m := &Modes{Rigid: zero, RigidValues: vals[:zero]}
+		for i := 0; i < zero; i++ {
+			full := make([]float64, sys.Size)
+			sys.Expand(full, vecs[i])
+			m.RigidVectors = append(m.RigidVectors, full)
+		}
+		for i := zero; i < zero+k; i++ {
+			full := make([]float64, sys.Size)
+			sys.Expand(full, vecs[i])
+			m.Values = append(m.Values, vals[i])
+			m.Vectors = append(m.Vectors, full)
+		}
+		return m, nil
+	}
+}
+
+// eigen is Eigen on the system's K and M with its cached ordering and
+// factors.
+func (sys *System) eigen(k int, opt EigenOptions) ([]float64, [][]float64, error) {
+	n := sys.K.Rows
+	if k < 1 || k > n {
+		return nil, nil, fmt.Errorf("modal: %d eigenpairs requested of a %d×%d problem", k, n, n)
+	}
+	if opt.Dense || n <= 64 {
+		return EigenDense(sys.K, sys.M, k)
+	}
+	chol, err := sys.factorShifted(opt.Shift)
+	if err != nil {
+		return nil, nil, fmt.Errorf("modal: factorising K − σM (σ = %g): %w", opt.Shift, err)
+	}
+	return eigenShiftInvert(sys.K, sys.M, chol, k, opt)
+}
+
+// negativeShift returns σ = −1e-6·mean(Kᵢᵢ/Mᵢᵢ), a shift below the rigid
+// modes (λ = 0) and, for meshes with fewer than ~10³ elements along their
+// length, well below the first flexible mode (λ₁/mean(Kᵢᵢ/Mᵢᵢ) ~ (h/L)²),
+// while K − σM stays far from rounding-level pivots (|σ|Mᵢᵢ ≈ 1e-6 Kᵢᵢ ≫
+// ε Kᵢᵢ).
+func negativeShift(K, M *sparse.CSR) float64 {
+	kd, md := K.Diagonal(), M.Diagonal()
+	s, c := 0.0, 0
+	for i := range kd {
+		if kd[i] > 0 && md[i] > 0 {
+			s += kd[i] / md[i]
+			c++
+		}
+	}
+	if c == 0 {
+		return -1
+	}
+	return -1e-6 * s / float64(c)
 }
 
 // Eigen returns the k smallest eigenpairs of K x = λ M x (K symmetric, M
 // symmetric positive definite, same dimension), ascending, each x
-// M-normalised, by shift-invert Krylov iteration with full
-// M-orthogonalisation and Rayleigh–Ritz on the sparse Cholesky factor of
-// K − σM (σ = opt.Shift, 0 if NaN), or the dense path if opt.Dense.
+// M-normalised with the sign convention of Modes, or the dense path if
+// opt.Dense (or the problem has at most 64 rows).
+//
+// The sparse path is a block Krylov (block Lanczos with full
+// reorthogonalisation) method on the shift-invert operator
+// T = (K − σM)⁻¹M, which is self-adjoint in the M inner product and maps
+// the eigenvalues nearest σ to its largest ones, θ = 1/(λ − σ) (Ericsson
+// & Ruhe 1980; Grimes, Lewis & Simon 1994). The basis Q is kept
+// M-orthonormal by full reorthogonalisation (classical Gram–Schmidt,
+// twice), T is applied to blocks of up to 8 vectors (the solves in
+// parallel on one sparse Cholesky factor of K − σM, nested-dissection
+// ordered when the rows have coordinates), and Rayleigh–Ritz on
+// H = QᵀM T Q gives the Ritz pairs (θ, x = Qs). With V the part of the
+// last block's images outside span(Q), T x − θx = V s_last, so the
+// residual |T x − θx|_M = |s_lastᵀ (VᵀMV) s_last|^½ costs nothing; a
+// pair is converged when it is ≤ Tol·θ. Blocks find multiple eigenvalues
+// (symmetric bodies) that single-vector Lanczos can miss. The eigenvalues
+// returned are the Rayleigh quotients xᵀKx/xᵀMx, whose error is the
+// square of the vectors'. Deterministic (fixed random seed).
 func Eigen(K, M *sparse.CSR, k int, opt EigenOptions) (values []float64, vectors [][]float64, err error) {
-	return nil, nil, errors.New("modal: Eigen not implemented yet") // TODO(6a)
+	if K.Rows != K.Cols || M.Rows != M.Cols || K.Rows != M.Rows {
+		return nil, nil, fmt.Errorf("modal: Eigen: K is %d×%d, M is %d×%d", K.Rows, K.Cols, M.Rows, M.Cols)
+	}
+	n := K.Rows
+	if k < 1 || k > n {
+		return nil, nil, fmt.Errorf("modal: Eigen: %d eigenpairs requested of a %d×%d problem", k, n, n)
+	}
+	if opt.Dense || n <= 64 {
+		return EigenDense(K, M, k)
+	}
+	sigma := opt.Shift
+	if math.IsNaN(sigma) {
+		sigma = 0
+	}
+	A, err := sparse.LinComb(1, K, -sigma, M)
+	if err != nil {
+		return nil, nil, err
+	}
+	chol, err := sparse.Factorize(A)
+	if err != nil {
+		return nil, nil, fmt.Errorf("modal: factorising K − σM (σ = %g): %w", sigma, err)
+	}
+	return eigenShiftInvert(K, M, chol, k, opt)
+}
+
+// eigenShiftInvert runs the block Krylov iteration of Eigen with the
+// factor chol of K − σM.
+func eigenShiftInvert(K, M *sparse.CSR, chol *sparse.Cholesky, k int, opt EigenOptions) ([]float64, [][]float64, error) {
+	n := K.Rows
+	tol := opt.Tol
+	if tol <= 0 {
+		tol = 1e-10
+	}
+	maxBasis := opt.MaxBasis
+	if maxBasis <= 0 {
+		maxBasis = max(6*k+40, 120)
+	}
+	maxBasis = min(maxBasis, n)
+	bs := min(k, 8, n)
+
+	ks := &krylov{n: n, M: M, chol: chol, mv: make([]float64, n)}
+	rng := rand.New(rand.NewPCG(0x5eed, uint64(n)))
+	block := make([][]float64, bs)
+	for j := range block {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = rng.Float64()*2 - 1
+		}
+		block[j] = v
+	}
+	ks.orthonormalise(block, rng, true)
+	for {
+		if opt.Progress != nil {
+			opt.Progress(len(ks.q), maxBasis)
+		}
+		V := ks.expand() // images of the last block, orthogonalised against Q
+		S, conv := ks.ritz(k, V, tol)
+		if conv || len(ks.q) >= maxBasis {
+			if !conv {
+				return nil, nil, fmt.Errorf("modal: Eigen: %d eigenpairs did not converge to %g within a basis of %d vectors (raise MaxBasis)", k, tol, len(ks.q))
+			}
+			return ks.finish(K, S, k)
+		}
+		if room := maxBasis - len(ks.q); len(V) > room {
+			V = V[:room]
+		}
+		if ks.orthonormalise(V, rng, false) == 0 {
+			return nil, nil, fmt.Errorf("modal: Eigen: the Krylov space is exhausted at dimension %d", len(ks.q))
+		}
+	}
+}
+
+// krylov is the state of Eigen's block Krylov iteration: the M-orthonormal
+// basis q and H = QᵀM T Q (h[i][j], symmetric), filled for the blocks
+// whose images have been computed.
+type krylov struct {
+	n     int
+	M     *sparse.CSR
+	chol  *sparse.Cholesky
+	q     [][]float64
+	h     [][]float64
+	last  int // first index of the last block
+	mv    []float64
+	cpass []float64
+}
+
+// orthonormalise M-orthogonalises the vectors against the basis (twice)
+// and each other, and appends them as a new block; a vector that keeps
+// less than 1e-8 of its M-norm is replaced by a random one (once: the
+// Krylov relation loses that part, which only delays convergence). It
+// returns the number appended.
+func (ks *krylov) orthonormalise(block [][]float64, rng *rand.Rand, first bool) int {
+	ks.last = len(ks.q)
+	added := 0
+	for _, v := range block {
+		for attempt := 0; attempt < 2; attempt++ {
+			ks.M.MulVec(ks.mv, v)
+			n0 := math.Sqrt(math.Max(dot(v, ks.mv), 0))
+			for pass := 0; pass < 2; pass++ {
+				ks.orthogonalise(v)
+			}
+			ks.M.MulVec(ks.mv, v)
+			n1 := math.Sqrt(math.Max(dot(v, ks.mv), 0))
+			if n1 > 1e-8*n0 && n1 > 0 {
+				scale(v, 1/n1)
+				ks.q = append(ks.q, v)
+				added++
+				break
+			}
+			if len(ks.q) >= ks.n {
+				break
+			}
+			v = make([]float64, ks.n)
+			for i := range v {
+				v[i] = rng.Float64()*2 - 1
+			}
+		}
+	}
+	return added
+}
+
+// orthogonalise removes from v its M-projections on the basis:
+// v ← v − Q Qᵀ(Mv).
+func (ks *krylov) orthogonalise(v []float64) {
+	m := len(ks.q)
+	if m == 0 {
+		return
+	}
+	ks.M.MulVec(ks.mv, v)
+	c := ks.coeffs(ks.mv)
+	for j := 0; j < m; j++ {
+		axpy(v, -c[j], ks.q[j])
+	}
+}
+
+// coeffs returns qⱼ·x for every basis vector (in parallel chunks).
+func (ks *krylov) coeffs(x []float64) []float64 {
+	m := len(ks.q)
+	if cap(ks.cpass) < m {
+		ks.cpass = make([]float64, m)
+	}
+	c := ks.cpass[:m]
+	parallelFor(m, func(j int) { c[j] = dot(ks.q[j], x) })
+	return c
+}
+
+// expand computes the images W = T Q_last of the last block (solves in
+// parallel), fills H's columns (and, by symmetry, rows) for them, and
+// returns the images with their components in span(Q) removed (twice).
+func (ks *krylov) expand() [][]float64 {
+	m := len(ks.q)
+	blk := ks.q[ks.last:m]
+	W := make([][]float64, len(blk))
+	parallelFor(len(blk), func(j int) {
+		mq := make([]float64, ks.n)
+		ks.M.MulVec(mq, blk[j])
+		w := make([]float64, ks.n)
+		ks.chol.Solve(w, mq)
+		W[j] = w
+	})
+	for len(ks.h) < m {
+		ks.h = append(ks.h, make([]float64, 0, m))
+	}
+	for i := range ks.h {
+		for len(ks.h[i]) < m {
+			ks.h[i] = append(ks.h[i], 0)
+		}
+	}
+	for jb, w := range W {
+		j := ks.last + jb
+		ks.M.MulVec(ks.mv, w)
+		c := ks.coeffs(ks.mv) // qᵢᵀ M T qⱼ
+		for i := 0; i < m; i++ {
+			if i >= ks.last && i < j {
+				continue // both in the block: averaged below
+			}
+			ks.h[i][j] = c[i]
+			ks.h[j][i] = c[i]
+			if i >= ks.last {
+				ks.h[i][j] = 0.5 * (ks.h[i][j] + ks.h[j][i])
+			}
+		}
+		for i := ks.last; i < j; i++ {
+			v := 0.5 * (ks.h[i][j] + c[i])
+			ks.h[i][j], ks.h[j][i] = v, v
+		}
+		for pass := 0; pass < 2; pass++ {
+			ks.orthogonalise(w)
+		}
+	}
+	return W
+}
+
+// ritz solves the projected problem on H and returns the eigenvectors S
+// (columns: H's eigenvectors, ascending θ) and whether the k of largest θ
+// are converged, from the residual norms |V s_last|_M.
+func (ks *krylov) ritz(k int, V [][]float64, tol float64) (*mat.Dense, bool) {
+	m := len(ks.q)
+	if m < k {
+		return nil, false
+	}
+	H := mat.NewSymDense(m, nil)
+	for i := 0; i < m; i++ {
+		for j := i; j < m; j++ {
+			H.SetSym(i, j, ks.h[i][j])
+		}
+	}
+	var es mat.EigenSym
+	if !es.Factorize(H, true) {
+		return nil, false
+	}
+	th := es.Values(nil) // ascending
+	S := new(mat.Dense)
+	es.VectorsTo(S)
+	// C = VᵀMV.
+	b := len(V)
+	C := make([]float64, b*b)
+	mvs := make([][]float64, b)
+	parallelFor(b, func(i int) {
+		mvs[i] = make([]float64, ks.n)
+		ks.M.MulVec(mvs[i], V[i])
+	})
+	for i := 0; i < b; i++ {
+		for j := i; j < b; j++ {
+			C[i*b+j] = dot(V[i], mvs[j])
+			C[j*b+i] = C[i*b+j]
+		}
+	}
+	conv := true
+	for c := 0; c < k; c++ {
+		col := m - 1 - c
+		theta := th[col]
+		r2 := 0.0
+		for i := 0; i < b; i++ {
+			si := S.At(ks.last+i, col)
+			for j := 0; j < b; j++ {
+				r2 += si * C[i*b+j] * S.At(ks.last+j, col)
+			}
+		}
+		if !(theta > 0) || math.Sqrt(math.Max(r2, 0)) > tol*theta {
+			conv = false
+			break
+		}
+	}
+	return S, conv
+}
+
+// finish forms the k Ritz vectors of largest θ, their Rayleigh quotients
+// (ascending), M-normalised, signs fixed.
+func (ks *krylov) finish(K *sparse.CSR, S *mat.Dense, k int) ([]float64, [][]float64, error) {
+	m := len(ks.q)
+	vecs := make([][]float64, k)
+	out := make([]float64, k)
+	parallelFor(k, func(c int) {
+		col := m - 1 - c
+		x := make([]float64, ks.n)
+		for j := 0; j < m; j++ {
+			axpy(x, S.At(j, col), ks.q[j])
+		}
+		tmp := make([]float64, ks.n)
+		K.MulVec(tmp, x)
+		kx := dot(x, tmp)
+		ks.M.MulVec(tmp, x)
+		mx := dot(x, tmp)
+		out[c] = kx / mx
+		scale(x, 1/math.Sqrt(mx))
+		normalizeSign(x)
+		vecs[c] = x
+	})
+	idx := make([]int, k)
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return out[idx[a]] < out[idx[b]] })
+	values := make([]float64, k)
+	vectors := make([][]float64, k)
+	for i, j := range idx {
+		values[i], vectors[i] = out[j], vecs[j]
+	}
+	return values, vectors, nil
+}
+
+// parallelFor runs body(i) for i in [0, n) on GOMAXPROCS goroutines.
+// Each i writes only its own results, so the outcome does not depend on
+// the scheduling.
+func parallelFor(n int, body func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if workers <= 1 {
+		for i := 0; i < n; i++ {
+			body(i)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	next := make(chan int, n)
+	for i := 0; i < n; i++ {
+		next <- i
+	}
+	close(next)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				body(i)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // EigenDense is the dense path of Eigen: with M = LLᵀ (Cholesky), the
-// symmetric eigenproblem L⁻¹KL⁻ᵀ y = λ y (gonum mat.EigenSym), x = L⁻ᵀy.
-// O(n³): meant for a few thousand DOFs at most.
+// symmetric eigenproblem L⁻¹KL⁻ᵀ y = λ y (gonum mat.EigenSym), x = L⁻ᵀy,
+// M-normalised by construction. O(n³): for up to a few thousand DOFs and
+// as a cross-check of the sparse path.
 func EigenDense(K, M *sparse.CSR, k int) (values []float64, vectors [][]float64, err error) {
-	return nil, nil, errors.New("modal: EigenDense not implemented yet") // TODO(6a)
+	n := K.Rows
+	if K.Cols != n || M.Rows != n || M.Cols != n {
+		return nil, nil, fmt.Errorf("modal: EigenDense: K is %d×%d, M is %d×%d", K.Rows, K.Cols, M.Rows, M.Cols)
+	}
+	if k < 1 || k > n {
+		return nil, nil, fmt.Errorf("modal: EigenDense: %d eigenpairs requested of a %d×%d problem", k, n, n)
+	}
+	Ms := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		for p := M.RowPtr[i]; p < M.RowPtr[i+1]; p++ {
+			if j := M.Col[p]; j >= i {
+				Ms.SetSym(i, j, 0.5*(M.Val[p]+M.At(j, i)))
+			}
+		}
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(Ms) {
+		return nil, nil, fmt.Errorf("modal: EigenDense: the mass matrix is not positive definite")
+	}
+	var L mat.TriDense
+	ch.LTo(&L)
+	// C = L⁻¹ K L⁻ᵀ: Y = L⁻¹K, then C = L⁻¹Yᵀ (= L⁻¹KL⁻ᵀ as K = Kᵀ).
+	Kd := K.Dense()
+	lt := blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: n, Stride: n, Data: L.RawTriangular().Data}
+	if L.RawTriangular().Uplo != blas.Lower {
+		return nil, nil, fmt.Errorf("modal: EigenDense: unexpected Cholesky layout")
+	}
+	lt.Stride = L.RawTriangular().Stride
+	Y := blas64.General{Rows: n, Cols: n, Stride: n, Data: append([]float64(nil), Kd.RawMatrix().Data...)}
+	blas64.Trsm(blas.Left, blas.NoTrans, 1, lt, Y)
+	Yt := blas64.General{Rows: n, Cols: n, Stride: n, Data: make([]float64, n*n)}
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			Yt.Data[j*n+i] = Y.Data[i*n+j]
+		}
+	}
+	blas64.Trsm(blas.Left, blas.NoTrans, 1, lt, Yt)
+	C := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			C.SetSym(i, j, 0.5*(Yt.Data[i*n+j]+Yt.Data[j*n+i]))
+		}
+	}
+	var es mat.EigenSym
+	if !es.Factorize(C, true) {
+		return nil, nil, fmt.Errorf("modal: EigenDense: eigendecomposition failed")
+	}
+	vals := es.Values(nil)
+	var V mat.Dense
+	es.VectorsTo(&V)
+	// x = L⁻ᵀ y for the k first columns.
+	X := blas64.General{Rows: n, Cols: k, Stride: k, Data: make([]float64, n*k)}
+	for i := 0; i < n; i++ {
+		for j := 0; j < k; j++ {
+			X.Data[i*k+j] = V.At(i, j)
+		}
+	}
+	blas64.Trsm(blas.Left, blas.Trans, 1, lt, X)
+	values = append([]float64(nil), vals[:k]...)
+	vectors = make([][]float64, k)
+	for j := 0; j < k; j++ {
+		x := make([]float64, n)
+		for i := 0; i < n; i++ {
+			x[i] = X.Data[i*k+j]
+		}
+		normalizeSign(x)
+		vectors[j] = x
+	}
+	return values, vectors, nil
+}
+
+// normalizeSign flips x so that its entry of largest magnitude (the
+// lowest index on ties) is positive.
+func normalizeSign(x []float64) {
+	best, bi := -1.0, 0
+	for i, v := range x {
+		if a := math.Abs(v); a > best {
+			best, bi = a, i
+		}
+	}
+	if len(x) > 0 && x[bi] < 0 {
+		scale(x, -1)
+	}
+}
+
+func dot(a, b []float64) float64 {
+	s := 0.0
+	b = b[:len(a)]
+	for i, v := range a {
+		s += v * b[i]
+	}
+	return s
+}
+
+func axpy(y []float64, a float64, x []float64) {
+	x = x[:len(y)]
+	for i := range y {
+		y[i] += a * x[i]
+	}
+}
+
+func scale(x []float64, a float64) {
+	for i := range x {
+		x[i] *= a
+	}
 }

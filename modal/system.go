@@ -1,7 +1,9 @@
 package modal
 
 import (
-	"errors"
+	"fmt"
+	"math"
+	"sync"
 
 	"github.com/sofago/sofago/graph"
 	"github.com/sofago/sofago/sparse"
@@ -28,6 +30,75 @@ type System struct {
 	State graph.State
 
 	hessian []HessianContractor // force fields of the state's node
+	// coords holds the rest position of the point of each free DOF (3 per
+	// row) for the nested-dissection ordering; nil if the state's DOFs are
+	// not points.
+	coords []float64
+
+	mu    sync.Mutex
+	sym   *sparse.Symbolic // analysis of K's pattern (which contains M's)
+	kchol *sparse.Cholesky // factor of K (constrained bodies)
+}
+
+// symbolic returns the (cached) symbolic factorisation of K's pattern:
+// nested dissection on the rest positions for point states, minimum
+// degree otherwise.
+func (s *System) symbolic() (*sparse.Symbolic, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.sym != nil {
+		return s.sym, nil
+	}
+	var perm []int
+	if s.coords != nil {
+		p, err := sparse.NestedDissection(s.K, s.coords)
+		if err != nil {
+			return nil, err
+		}
+		perm = p
+	}
+	sym, err := sparse.Analyze(s.K, perm)
+	if err != nil {
+		return nil, err
+	}
+	s.sym = sym
+	return sym, nil
+}
+
+// factorK returns the (cached) Cholesky factor of K; it fails with
+// *sparse.NotPositiveDefiniteError for a body with rigid modes.
+func (s *System) factorK() (*sparse.Cholesky, error) {
+	sym, err := s.symbolic()
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.kchol != nil {
+		return s.kchol, nil
+	}
+	c, err := sym.Factor(s.K)
+	if err != nil {
+		return nil, err
+	}
+	s.kchol = c
+	return c, nil
+}
+
+// factorShifted returns the Cholesky factor of K − σM (K for σ = 0).
+func (s *System) factorShifted(sigma float64) (*sparse.Cholesky, error) {
+	if sigma == 0 {
+		return s.factorK()
+	}
+	sym, err := s.symbolic()
+	if err != nil {
+		return nil, err
+	}
+	A, err := sparse.LinComb(1, s.K, -sigma, s.M)
+	if err != nil {
+		return nil, err
+	}
+	return sym.Factor(A)
 }
 
 // HessianContractor is implemented by force fields that can add the
@@ -56,7 +127,121 @@ type HessianContractor interface {
 // node zeroes (found by projecting a vector of ones: constraints that mix
 // components, rather than zero them, are an error).
 func AssembleFromScene(root *graph.Node) (*System, error) {
-	return nil, errors.New("modal: AssembleFromScene not implemented yet") // TODO(6a)
+	if root == nil {
+		return nil, fmt.Errorf("modal: AssembleFromScene: nil node")
+	}
+	var node *graph.Node
+	err := root.Walk(func(n *graph.Node) error {
+		st, mp := n.State(), n.Mapping()
+		switch {
+		case st != nil && mp == nil:
+			if node != nil {
+				return fmt.Errorf("modal: subtree of node %q has several independent states (%q and %q): assemble one object at a time", root.Path(), node.Path(), n.Path())
+			}
+			node = n
+		case mp != nil && mp.IsMechanical() && (n.Mass() != nil || len(n.ForceFields()) > 0):
+			return fmt.Errorf("modal: node %q is mapped and carries a mass or force field: only the independent state's own mass and force fields are assembled", n.Path())
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if node == nil {
+		return nil, fmt.Errorf("modal: subtree of node %q has no independent mechanical state", root.Path())
+	}
+	st := node.State()
+	size := st.Size() * st.Template().DerivSize()
+	sys := &System{State: st, Size: size}
+
+	// Free DOFs: the components every constraint leaves alone.
+	ones := make([]float64, size)
+	for i := range ones {
+		ones[i] = 1
+	}
+	for _, c := range node.Constraints() {
+		c.ProjectResponse(ones)
+	}
+	for i, v := range ones {
+		switch v {
+		case 1:
+			sys.Free = append(sys.Free, i)
+		case 0:
+		default:
+			return nil, fmt.Errorf("modal: a projective constraint of node %q mixes components (projected 1 to %g at DOF component %d): only constraints that fix components are supported", node.Path(), v, i)
+		}
+	}
+	sys.Constrained = len(sys.Free) < size
+	if len(sys.Free) == 0 {
+		return nil, fmt.Errorf("modal: every DOF of %q is fixed", node.Path())
+	}
+
+	// Mass.
+	mass := node.Mass()
+	if mass == nil {
+		return nil, fmt.Errorf("modal: node %q has no mass", node.Path())
+	}
+	ma, ok := mass.(graph.MassAssembler)
+	if !ok {
+		return nil, fmt.Errorf("modal: mass %q (%s) cannot assemble its matrix (graph.MassAssembler)", mass.Base().Name, mass.Base().TypeName)
+	}
+	mb := sparse.NewBuilder(size, size)
+	ma.AddMToMatrix(mb, 1)
+	Mfull, err := mb.Build()
+	if err != nil {
+		return nil, fmt.Errorf("modal: mass %q: %w", mass.Base().Name, err)
+	}
+
+	// Stiffness at rest: linearise every force field there.
+	rest := st.Vec(graph.RestPosition)
+	x := append([]float64(nil), rest...)
+	scratch := make([]float64, size)
+	kb := sparse.NewBuilder(size, size)
+	probe := make([]float64, size)
+	for i := range probe {
+		probe[i] = math.Sin(float64(i)*0.7 + 0.3) // any vector with no zero structure
+	}
+	for _, ff := range node.ForceFields() {
+		clear(scratch)
+		ff.AddForce(scratch, x, make([]float64, size))
+		if h, ok := ff.(HessianContractor); ok {
+			sys.hessian = append(sys.hessian, h)
+		}
+		if ka, ok := ff.(graph.StiffnessAssembler); ok {
+			ka.AddKToMatrix(kb, -1) // K = −∂f/∂x
+			continue
+		}
+		clear(scratch)
+		ff.AddDForce(scratch, probe, 1, 0)
+		for _, v := range scratch {
+			if v != 0 {
+				return nil, fmt.Errorf("modal: force field %q (%s) has a stiffness but cannot assemble it (graph.StiffnessAssembler)", ff.Base().Name, ff.Base().TypeName)
+			}
+		}
+	}
+	Kfull, err := kb.Build()
+	if err != nil {
+		return nil, fmt.Errorf("modal: stiffness: %w", err)
+	}
+	// K and M on a common pattern, so that K − σM keeps it.
+	Kfull, err = sparse.LinComb(1, Kfull, 0, Mfull)
+	if err != nil {
+		return nil, err
+	}
+	if sys.K, err = Kfull.Submatrix(sys.Free); err != nil {
+		return nil, err
+	}
+	if sys.M, err = Mfull.Submatrix(sys.Free); err != nil {
+		return nil, err
+	}
+	if t := st.Template(); t.CoordSize() == 3 && t.DerivSize() == 3 {
+		sys.coords = make([]float64, 3*len(sys.Free))
+		for k, i := range sys.Free {
+			p := 3 * (i / 3)
+			copy(sys.coords[3*k:3*k+3], rest[p:p+3])
+		}
+	}
+	return sys, nil
 }
 
 // Expand writes the free-DOF vector free into the full vector full (zeros

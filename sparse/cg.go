@@ -1,6 +1,9 @@
 package sparse
 
-import "errors"
+import (
+	"fmt"
+	"math"
+)
 
 // Operator is a linear map y = A·x (a *CSR, or a matrix-free product).
 type Operator interface {
@@ -20,7 +23,14 @@ type Jacobi struct {
 // NewJacobi returns the Jacobi preconditioner of A; it fails on a
 // non-positive diagonal entry.
 func NewJacobi(a *CSR) (*Jacobi, error) {
-	return nil, errors.New("sparse: NewJacobi not implemented yet") // TODO(6a)
+	d := a.Diagonal()
+	for i, v := range d {
+		if !(v > 0) {
+			return nil, fmt.Errorf("sparse: Jacobi: diagonal entry %d is %g (want > 0)", i, v)
+		}
+		d[i] = 1 / v
+	}
+	return &Jacobi{inv: d}, nil
 }
 
 // Apply implements Preconditioner.
@@ -31,20 +41,125 @@ func (j *Jacobi) Apply(z, r []float64) {
 }
 
 // IncompleteCholesky is the zero-fill incomplete Cholesky factor IC(0) of
-// A (L on the lower pattern of A), z = (LLᵀ)⁻¹·r. When a pivot fails the
-// factorisation restarts on A + αdiag(A) with growing α (Manteuffel's
-// shift), so it always succeeds on a matrix with a positive diagonal.
+// a symmetric A: L has the pattern of A's lower triangle and LLᵀ matches A
+// there; z = (LLᵀ)⁻¹·r. When a pivot is not positive (IC(0) can break
+// down on matrices that are not M-matrices, such as elasticity
+// stiffnesses) the factorisation restarts on A + α·diag(A) with α = 1e-3,
+// then doubling (Manteuffel 1980), so it succeeds for any A with a
+// positive diagonal; Shift reports the α used.
 type IncompleteCholesky struct {
-	// TODO(6a)
+	n      int
+	rowPtr []int // lower triangle by rows, diagonal last in each row
+	col    []int
+	val    []float64
+	Shift  float64
 }
 
 // NewIncompleteCholesky computes IC(0) of the symmetric matrix A.
 func NewIncompleteCholesky(a *CSR) (*IncompleteCholesky, error) {
-	return nil, errors.New("sparse: NewIncompleteCholesky not implemented yet") // TODO(6a)
+	if a.Rows != a.Cols {
+		return nil, fmt.Errorf("sparse: IC(0) of a %d×%d matrix", a.Rows, a.Cols)
+	}
+	n := a.Rows
+	ic := &IncompleteCholesky{n: n, rowPtr: make([]int, n+1)}
+	diag := a.Diagonal()
+	for i := 0; i < n; i++ {
+		if !(diag[i] > 0) {
+			return nil, fmt.Errorf("sparse: IC(0): diagonal entry %d is %g (want > 0)", i, diag[i])
+		}
+		for k := a.RowPtr[i]; k < a.RowPtr[i+1] && a.Col[k] <= i; k++ {
+			if a.Col[k] < i {
+				ic.col = append(ic.col, a.Col[k])
+			}
+		}
+		ic.col = append(ic.col, i)
+		ic.rowPtr[i+1] = len(ic.col)
+	}
+	ic.val = make([]float64, len(ic.col))
+	// Position of the diagonal of each row (last entry).
+	for alpha := 0.0; ; {
+		if ic.factor(a, diag, alpha) {
+			ic.Shift = alpha
+			return ic, nil
+		}
+		if alpha == 0 {
+			alpha = 1e-3
+		} else {
+			alpha *= 2
+		}
+		if alpha > 1e3 {
+			return nil, fmt.Errorf("sparse: IC(0) failed even with a diagonal shift of %g", alpha)
+		}
+	}
 }
 
-// Apply implements Preconditioner.
-func (ic *IncompleteCholesky) Apply(z, r []float64) {} // TODO(6a)
+// factor runs the row-oriented IC(0) (up-looking: row i of L from the rows
+// of its columns) on A + alpha·diag(A); false on a non-positive pivot.
+func (ic *IncompleteCholesky) factor(a *CSR, diag []float64, alpha float64) bool {
+	n := ic.n
+	// Scatter of the current row: position in row i by column.
+	pos := make([]int, n)
+	for i := range pos {
+		pos[i] = -1
+	}
+	for i := 0; i < n; i++ {
+		lo, hi := ic.rowPtr[i], ic.rowPtr[i+1]
+		for k := lo; k < hi; k++ {
+			ic.val[k] = 0
+			pos[ic.col[k]] = k
+		}
+		for k := a.RowPtr[i]; k < a.RowPtr[i+1] && a.Col[k] <= i; k++ {
+			ic.val[pos[a.Col[k]]] = a.Val[k]
+		}
+		ic.val[hi-1] += alpha * diag[i]
+		// For each j < i in the row: l_ij = (a_ij − Σ_{k<j} l_ik l_jk) / l_jj.
+		for k := lo; k < hi-1; k++ {
+			j := ic.col[k]
+			v := ic.val[k]
+			jlo, jhi := ic.rowPtr[j], ic.rowPtr[j+1]
+			for q := jlo; q < jhi-1; q++ {
+				if p := pos[ic.col[q]]; p >= 0 && p < k {
+					v -= ic.val[p] * ic.val[q]
+				}
+			}
+			ic.val[k] = v / ic.val[jhi-1]
+		}
+		d := ic.val[hi-1]
+		for k := lo; k < hi-1; k++ {
+			d -= ic.val[k] * ic.val[k]
+		}
+		for k := lo; k < hi; k++ {
+			pos[ic.col[k]] = -1
+		}
+		if !(d > 0) || math.IsInf(d, 0) {
+			return false
+		}
+		ic.val[hi-1] = math.Sqrt(d)
+	}
+	return true
+}
+
+// Apply implements Preconditioner: z = (LLᵀ)⁻¹ r.
+func (ic *IncompleteCholesky) Apply(z, r []float64) {
+	n := ic.n
+	copy(z, r[:n])
+	for i := 0; i < n; i++ {
+		lo, hi := ic.rowPtr[i], ic.rowPtr[i+1]
+		v := z[i]
+		for k := lo; k < hi-1; k++ {
+			v -= ic.val[k] * z[ic.col[k]]
+		}
+		z[i] = v / ic.val[hi-1]
+	}
+	for i := n - 1; i >= 0; i-- {
+		lo, hi := ic.rowPtr[i], ic.rowPtr[i+1]
+		z[i] /= ic.val[hi-1]
+		v := z[i]
+		for k := lo; k < hi-1; k++ {
+			z[ic.col[k]] -= ic.val[k] * v
+		}
+	}
+}
 
 // CGOptions controls CG.
 type CGOptions struct {
@@ -62,8 +177,92 @@ type CGResult struct {
 }
 
 // CG solves A·x = b for a symmetric positive definite operator with the
-// preconditioned conjugate gradient method, starting from the x given
-// (use zeros for no guess). pre may be nil (no preconditioning).
+// preconditioned conjugate gradient method (Hestenes & Stiefel 1952;
+// Saad, "Iterative methods for sparse linear systems", Alg. 9.1),
+// starting from the x given (zeros for no guess). pre may be nil (no
+// preconditioning). Convergence is tested on the recursive residual and
+// confirmed on the true one (recomputed at the end; if it disagrees, the
+// iteration resumes from the true residual).
 func CG(a Operator, x, b []float64, pre Preconditioner, opt CGOptions) CGResult {
-	return CGResult{} // TODO(6a)
+	n := len(b)
+	tol := opt.Tol
+	if tol <= 0 {
+		tol = 1e-10
+	}
+	maxIter := opt.MaxIter
+	if maxIter <= 0 {
+		maxIter = max(n, 100)
+	}
+	bn := math.Sqrt(dotv(b, b))
+	if bn == 0 {
+		clear(x)
+		return CGResult{Converged: true}
+	}
+	r := make([]float64, n)
+	z := make([]float64, n)
+	p := make([]float64, n)
+	q := make([]float64, n)
+	res := CGResult{}
+	for restart := 0; restart < 3; restart++ {
+		a.MulVec(r, x)
+		for i := range r {
+			r[i] = b[i] - r[i]
+		}
+		if math.Sqrt(dotv(r, r)) <= tol*bn {
+			break
+		}
+		precond(pre, z, r)
+		copy(p, z)
+		rz := dotv(r, z)
+		for res.Iterations < maxIter {
+			a.MulVec(q, p)
+			pq := dotv(p, q)
+			if !(pq > 0) {
+				break // breakdown: A not positive definite along p
+			}
+			alpha := rz / pq
+			for i := range x {
+				x[i] += alpha * p[i]
+				r[i] -= alpha * q[i]
+			}
+			res.Iterations++
+			if math.Sqrt(dotv(r, r)) <= tol*bn {
+				break
+			}
+			precond(pre, z, r)
+			rz1 := dotv(r, z)
+			beta := rz1 / rz
+			rz = rz1
+			for i := range p {
+				p[i] = z[i] + beta*p[i]
+			}
+		}
+		if res.Iterations >= maxIter {
+			break
+		}
+	}
+	a.MulVec(r, x)
+	for i := range r {
+		r[i] = b[i] - r[i]
+	}
+	res.Residual = math.Sqrt(dotv(r, r)) / bn
+	res.Converged = res.Residual <= tol
+	return res
+}
+
+func precond(pre Preconditioner, z, r []float64) {
+	if pre == nil {
+		copy(z, r)
+		return
+	}
+	pre.Apply(z, r)
+}
+
+func dotv(a, b []float64) float64 {
+	s := 0.0
+	b = b[:len(a)]
+	for i, v := range a {
+		s += v * b[i]
+	}
+	return s
 }

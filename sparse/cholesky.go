@@ -1,54 +1,513 @@
 package sparse
 
 import (
-	"errors"
 	"fmt"
+	"math"
+	"sync"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
 )
 
 // Symbolic is the analysis of a symmetric sparsity pattern for the
-// Cholesky factorisation: the fill-reducing ordering, the elimination tree
-// postordered, the supernodes (groups of consecutive columns of L with the
-// same structure below the diagonal, relaxed so that small ones merge with
-// a few explicit zeros) and their row structures. It depends on the
-// pattern only, so K − σM for several σ, or K at several load levels,
-// reuse one analysis.
+// Cholesky factorisation P·A·Pᵀ = L·Lᵀ: the fill-reducing ordering (made a
+// postorder of the elimination tree), the supernodes (runs of consecutive
+// columns of L with the same structure below the diagonal, relaxed so that
+// small ones merge at the cost of a few explicit zeros) and their row
+// structures. It depends on the pattern only: K − σM for several σ, or K
+// at several configurations, reuse one analysis.
+//
+// The numeric factorisation (Factor) is multifrontal (Duff & Reid 1983;
+// Liu, "The multifrontal method for sparse matrix solution", SIAM Review
+// 1992): supernodes in postorder, each forming a dense frontal matrix from
+// its columns of A and its children's update matrices, factoring its
+// pivot block (LAPACK potrf), solving for its off-diagonal block (trsm)
+// and passing its Schur complement (syrk/gemm) to its parent. The dense
+// kernels are gonum's.
 type Symbolic struct {
-	n int
-	// TODO(6a): fields
+	n    int
+	perm []int // perm[k] = original index of pivot k
+	pinv []int // inverse of perm
+	// Pattern of A the analysis is for (to check Factor's argument).
+	rowPtr, col []int
+	// Lower triangle of P·A·Pᵀ by columns: for column j, entries
+	// lo[j]..lo[j+1] with rows lrow[] (≥ j, the diagonal first) taken
+	// from A.Val[lsrc[]].
+	lo   []int
+	lrow []int32
+	lsrc []int
+	// Supernodes: columns super[s] .. super[s+1]-1; rows of L in the
+	// supernode: srow[sptr[s]:sptr[s+1]] (the supernode's own columns
+	// first, then the rows below, increasing); L values of supernode s
+	// start at lptr[s], nr×ns row-major (nr rows, ns columns).
+	super  []int
+	sptr   []int
+	srow   []int32
+	lptr   []int64
+	sparen []int // parent supernode, -1 for roots
+	nchild []int // number of child supernodes
+	flops  float64
+	maxNr  int
 }
 
 // N returns the matrix dimension.
 func (s *Symbolic) N() int { return s.n }
 
-// NnzL returns the number of entries stored in L (its lower triangle,
-// including the explicit zeros of relaxed supernodes).
-func (s *Symbolic) NnzL() int64 { return 0 }
+// NnzL returns the number of entries stored in L (its lower triangle by
+// supernodes, including the explicit zeros of relaxed supernodes).
+func (s *Symbolic) NnzL() int64 {
+	var t int64
+	for k := 0; k+1 < len(s.super); k++ {
+		ns := int64(s.super[k+1] - s.super[k])
+		nr := int64(s.sptr[k+1] - s.sptr[k])
+		t += ns*nr - ns*(ns-1)/2
+	}
+	return t
+}
 
-// Flops returns the floating-point operations of one numeric
-// factorisation (multiplies and adds).
-func (s *Symbolic) Flops() float64 { return 0 }
+// Flops returns the floating-point operations (multiplies and adds) of one
+// numeric factorisation.
+func (s *Symbolic) Flops() float64 { return s.flops }
 
 // Supernodes returns the number of supernodes.
-func (s *Symbolic) Supernodes() int { return 0 }
+func (s *Symbolic) Supernodes() int { return len(s.super) - 1 }
 
 // Perm returns the ordering: Perm()[k] is the original index of the k-th
 // pivot (not a copy).
-func (s *Symbolic) Perm() []int { return nil }
+func (s *Symbolic) Perm() []int { return s.perm }
 
 // Analyze computes the symbolic factorisation of the symmetric matrix A
-// (both triangles stored; only the pattern is read) with the ordering
-// perm (perm[k] = original index of the k-th pivot), or MinimumDegree(A)
-// when perm is nil.
+// (both triangles stored, the pattern symmetric; only the pattern is read)
+// with the ordering perm (perm[k] = original index of the k-th pivot), or
+// MinimumDegree(A) when perm is nil. The ordering is refined to a
+// postorder of the elimination tree (same fill, contiguous supernodes).
 func Analyze(a *CSR, perm []int) (*Symbolic, error) {
-	return nil, errors.New("sparse: Analyze not implemented yet") // TODO(6a)
+	if a.Rows != a.Cols {
+		return nil, fmt.Errorf("sparse: Cholesky of a %d×%d matrix: want a square one", a.Rows, a.Cols)
+	}
+	if err := a.Check(); err != nil {
+		return nil, err
+	}
+	n := a.Rows
+	if err := checkPatternSymmetric(a); err != nil {
+		return nil, err
+	}
+	if perm == nil {
+		perm = MinimumDegree(a)
+	}
+	if len(perm) != n {
+		return nil, fmt.Errorf("sparse: ordering of length %d for a %d×%d matrix", len(perm), n, n)
+	}
+	pinv := make([]int, n)
+	for i := range pinv {
+		pinv[i] = -1
+	}
+	for k, i := range perm {
+		if i < 0 || i >= n || pinv[i] >= 0 {
+			return nil, fmt.Errorf("sparse: ordering is not a permutation (entry %d = %d)", k, i)
+		}
+		pinv[i] = k
+	}
+	// Elimination tree of P·A·Pᵀ, then a postorder of it.
+	parent := etree(a, perm, pinv)
+	post := postorder(parent)
+	perm2 := make([]int, n)
+	for k, p := range post {
+		perm2[k] = perm[p]
+	}
+	perm = perm2
+	for k, i := range perm {
+		pinv[i] = k
+	}
+	parent = etree(a, perm, pinv)
+	s := &Symbolic{n: n, perm: perm, pinv: pinv,
+		rowPtr: append([]int(nil), a.RowPtr...), col: append([]int(nil), a.Col...)}
+	s.lowerPattern(a)
+	counts := columnCounts(a, perm, pinv, parent)
+	s.supernodes(parent, counts)
+	s.rowStructures()
+	return s, nil
+}
+
+// checkPatternSymmetric fails unless (i, j) is stored whenever (j, i) is.
+func checkPatternSymmetric(a *CSR) error {
+	n := a.Rows
+	// Transpose pattern by counting; rows of Aᵀ come out sorted.
+	cnt := make([]int, n+1)
+	for _, c := range a.Col {
+		cnt[c+1]++
+	}
+	for i := 0; i < n; i++ {
+		cnt[i+1] += cnt[i]
+	}
+	if cnt[n] != len(a.Col) {
+		return fmt.Errorf("sparse: bad pattern")
+	}
+	tcol := make([]int, len(a.Col))
+	next := append([]int(nil), cnt[:n]...)
+	for i := 0; i < n; i++ {
+		for k := a.RowPtr[i]; k < a.RowPtr[i+1]; k++ {
+			c := a.Col[k]
+			tcol[next[c]] = i
+			next[c]++
+		}
+	}
+	for i := 0; i < n; i++ {
+		if a.RowPtr[i+1]-a.RowPtr[i] != cnt[i+1]-cnt[i] {
+			return fmt.Errorf("sparse: Cholesky needs a symmetric pattern with both triangles stored: row %d has %d entries, column %d has %d", i, a.RowPtr[i+1]-a.RowPtr[i], i, cnt[i+1]-cnt[i])
+		}
+		for k := a.RowPtr[i]; k < a.RowPtr[i+1]; k++ {
+			if a.Col[k] != tcol[cnt[i]+k-a.RowPtr[i]] {
+				return fmt.Errorf("sparse: Cholesky needs a symmetric pattern with both triangles stored: (%d, %d) is stored, its mirror is not", i, a.Col[k])
+			}
+		}
+	}
+	return nil
+}
+
+// etree returns the elimination tree of P·A·Pᵀ (parent[j] = −1 for roots),
+// by Liu's algorithm with path compression over the rows of the lower
+// triangle.
+func etree(a *CSR, perm, pinv []int) []int {
+	n := a.Rows
+	parent := make([]int, n)
+	ancestor := make([]int, n)
+	for i := 0; i < n; i++ {
+		parent[i], ancestor[i] = -1, -1
+		r := perm[i]
+		for k := a.RowPtr[r]; k < a.RowPtr[r+1]; k++ {
+			j := pinv[a.Col[k]]
+			for j != -1 && j < i {
+				next := ancestor[j]
+				ancestor[j] = i
+				if next == -1 {
+					parent[j] = i
+					break
+				}
+				j = next
+			}
+		}
+	}
+	return parent
+}
+
+// postorder returns a postorder of the forest parent (children in
+// increasing order; post[k] is the k-th node).
+func postorder(parent []int) []int {
+	n := len(parent)
+	head := make([]int, n)
+	next := make([]int, n)
+	for i := range head {
+		head[i] = -1
+	}
+	// Children lists in increasing order: insert in decreasing order.
+	for j := n - 1; j >= 0; j-- {
+		if p := parent[j]; p >= 0 {
+			next[j] = head[p]
+			head[p] = j
+		}
+	}
+	post := make([]int, 0, n)
+	stack := make([]int, 0, 64)
+	for root := 0; root < n; root++ {
+		if parent[root] != -1 {
+			continue
+		}
+		stack = append(stack, root)
+		for len(stack) > 0 {
+			p := stack[len(stack)-1]
+			if c := head[p]; c >= 0 {
+				head[p] = next[c]
+				stack = append(stack, c)
+				continue
+			}
+			stack = stack[:len(stack)-1]
+			post = append(post, p)
+		}
+	}
+	return post
+}
+
+// lowerPattern stores the lower triangle of P·A·Pᵀ by columns (diagonal
+// first, then increasing rows) with the positions of the values in A.
+func (s *Symbolic) lowerPattern(a *CSR) {
+	n := s.n
+	s.lo = make([]int, n+1)
+	for i := 0; i < n; i++ {
+		for k := a.RowPtr[i]; k < a.RowPtr[i+1]; k++ {
+			r, c := s.pinv[i], s.pinv[a.Col[k]]
+			if r >= c {
+				s.lo[c+1]++
+			}
+		}
+	}
+	for j := 0; j < n; j++ {
+		s.lo[j+1] += s.lo[j]
+	}
+	nz := s.lo[n]
+	s.lrow = make([]int32, nz)
+	s.lsrc = make([]int, nz)
+	next := append([]int(nil), s.lo[:n]...)
+	// Visiting the new rows in increasing order leaves each column's rows
+	// sorted, the diagonal (row = column) first.
+	for r := 0; r < n; r++ {
+		i := s.perm[r]
+		for k := a.RowPtr[i]; k < a.RowPtr[i+1]; k++ {
+			c := s.pinv[a.Col[k]]
+			if r >= c {
+				s.lrow[next[c]] = int32(r)
+				s.lsrc[next[c]] = k
+				next[c]++
+			}
+		}
+	}
+	// Rows were visited in increasing r, so within column c the first is
+	// the smallest r ≥ c: the diagonal when stored.
+}
+
+// columnCounts returns the number of nonzeros of each column of L
+// (diagonal included) by walking each row's subtree of the elimination
+// tree: L(i, j) ≠ 0 exactly for the j on the paths from the nonzeros of
+// row i of the lower triangle up to i. O(nnz(L)).
+func columnCounts(a *CSR, perm, pinv, parent []int) []int {
+	n := a.Rows
+	count := make([]int, n)
+	mark := make([]int, n)
+	for i := range mark {
+		mark[i] = -1
+	}
+	for i := 0; i < n; i++ {
+		mark[i] = i
+		count[i]++
+		r := perm[i]
+		for k := a.RowPtr[r]; k < a.RowPtr[r+1]; k++ {
+			j := pinv[a.Col[k]]
+			for j < i && mark[j] != i {
+				mark[j] = i
+				count[j]++
+				j = parent[j]
+			}
+		}
+	}
+	return count
+}
+
+// Relaxed supernode amalgamation (the thresholds of CHOLMOD's defaults):
+// a child supernode merges into its parent when the merged supernode has
+// at most relaxCols[t] columns and a fraction of explicit zeros below
+// relaxZeros[t], for some t, or a fraction below relaxZerosAny whatever its
+// size. Bigger dense blocks make the BLAS kernels efficient for a few
+// percent more stored entries.
+var (
+	relaxCols     = [3]int{4, 16, 48}
+	relaxZeros    = [3]float64{0.8, 0.1, 0.05}
+	relaxZerosAny = 0.05
+)
+
+// supernodes finds the fundamental supernodes (j and j+1 together when
+// j+1 is j's only child's parent... i.e. parent[j] = j+1, j is the only
+// child of j+1, and L(:, j) has one more entry than L(:, j+1)), then
+// merges children into parents as relaxed above.
+func (s *Symbolic) supernodes(parent, count []int) {
+	n := s.n
+	nchild := make([]int, n)
+	for _, p := range parent {
+		if p >= 0 {
+			nchild[p]++
+		}
+	}
+	// Fundamental supernodes: first columns.
+	var first []int
+	for j := 0; j < n; j++ {
+		if j == 0 || !(parent[j-1] == j && nchild[j] == 1 && count[j-1] == count[j]+1) {
+			first = append(first, j)
+		}
+	}
+	first = append(first, n)
+	ns := len(first) - 1
+	// Per supernode: columns, rows of its first column, explicit zeros.
+	cols := make([]int, ns)
+	rows := make([]int, ns)
+	zeros := make([]int64, ns)
+	superOf := make([]int, n)
+	for k := 0; k < ns; k++ {
+		cols[k] = first[k+1] - first[k]
+		rows[k] = count[first[k]]
+		for j := first[k]; j < first[k+1]; j++ {
+			superOf[j] = k
+		}
+	}
+	sparent := make([]int, ns)
+	for k := 0; k < ns; k++ {
+		sparent[k] = -1
+		if p := parent[first[k+1]-1]; p >= 0 {
+			sparent[k] = superOf[p]
+		}
+	}
+	// Amalgamation, children before parents. A supernode k adjacent to
+	// its parent (k+1, as the postorder puts the last child just before
+	// its parent) may merge: the merged supernode keeps p's row
+	// structure plus k's columns.
+	alive := make([]bool, ns)
+	for k := range alive {
+		alive[k] = true
+	}
+	trapezoid := func(c, r int) int64 { return int64(c)*int64(r) - int64(c)*int64(c-1)/2 }
+	for k := 0; k < ns; k++ {
+		p := sparent[k]
+		if p != k+1 {
+			continue
+		}
+		c := cols[k] + cols[p]
+		r := cols[k] + rows[p]
+		total := trapezoid(c, r)
+		actual := trapezoid(cols[k], rows[k]) - zeros[k] + trapezoid(cols[p], rows[p]) - zeros[p]
+		z := total - actual
+		frac := float64(z) / float64(total)
+		merge := frac < relaxZerosAny
+		for t := range relaxCols {
+			merge = merge || (c <= relaxCols[t] && frac < relaxZeros[t])
+		}
+		if !merge {
+			continue
+		}
+		// p absorbs k: p's first column becomes k's.
+		alive[k] = false
+		cols[p], rows[p], zeros[p] = c, r, z
+		first[p] = first[k]
+	}
+	// Compact.
+	newID := make([]int, ns)
+	s.super = s.super[:0]
+	var keptRows []int
+	for k := 0; k < ns; k++ {
+		if alive[k] {
+			newID[k] = len(s.super)
+			s.super = append(s.super, first[k])
+			keptRows = append(keptRows, rows[k])
+		}
+	}
+	s.super = append(s.super, n)
+	m := len(s.super) - 1
+	s.sparen = make([]int, m)
+	s.nchild = make([]int, m)
+	for k := 0; k < ns; k++ {
+		if !alive[k] {
+			continue
+		}
+		p := sparent[k]
+		for p >= 0 && !alive[p] { // a dead supernode was merged into its parent
+			p = sparent[p]
+		}
+		if p >= 0 {
+			s.sparen[newID[k]] = newID[p]
+			s.nchild[newID[p]]++
+		} else {
+			s.sparen[newID[k]] = -1
+		}
+	}
+	s.sptr = make([]int, m+1)
+	for k := 0; k < m; k++ {
+		s.sptr[k+1] = s.sptr[k] + keptRows[k]
+	}
+}
+
+// rowStructures computes the row list of every supernode: its own
+// columns, the rows below them of its columns of A, and its children's
+// rows below its first column (the structure of L, Liu 1992). Also the
+// value offsets and the flop count.
+func (s *Symbolic) rowStructures() {
+	m := len(s.super) - 1
+	n := s.n
+	mark := make([]int, n)
+	for i := range mark {
+		mark[i] = -1
+	}
+	// Children lists.
+	head := make([]int, m)
+	next := make([]int, m)
+	for k := range head {
+		head[k] = -1
+	}
+	for k := m - 1; k >= 0; k-- {
+		if p := s.sparen[k]; p >= 0 {
+			next[k] = head[p]
+			head[p] = k
+		}
+	}
+	srow := make([]int32, 0, s.sptr[m])
+	ptr := make([]int, m+1)
+	var buf []int32
+	for k := 0; k < m; k++ {
+		f, l := s.super[k], s.super[k+1]
+		buf = buf[:0]
+		for j := f; j < l; j++ {
+			mark[j] = k
+			for q := s.lo[j]; q < s.lo[j+1]; q++ {
+				if r := int(s.lrow[q]); r >= l && mark[r] != k {
+					mark[r] = k
+					buf = append(buf, int32(r))
+				}
+			}
+		}
+		for c := head[k]; c >= 0; c = next[c] {
+			for _, r := range srow[ptr[c]:ptr[c+1]] {
+				if int(r) >= l && mark[r] != k {
+					mark[r] = k
+					buf = append(buf, r)
+				}
+			}
+		}
+		sortInt32(buf)
+		for j := f; j < l; j++ {
+			srow = append(srow, int32(j))
+		}
+		srow = append(srow, buf...)
+		ptr[k+1] = len(srow)
+	}
+	s.srow = srow
+	s.sptr = ptr
+	s.lptr = make([]int64, m+1)
+	s.flops = 0
+	for k := 0; k < m; k++ {
+		ns := s.super[k+1] - s.super[k]
+		nr := ptr[k+1] - ptr[k]
+		s.lptr[k+1] = s.lptr[k] + int64(nr)*int64(ns)
+		s.maxNr = max(s.maxNr, nr)
+		// Per column j of the supernode with c = nr − j entries at and
+		// below the diagonal: c² flops for its updates (c(c+1)/2 multiply-adds).
+		for j := 0; j < ns; j++ {
+			c := float64(nr - j)
+			s.flops += c * c
+		}
+	}
+}
+
+func sortInt32(a []int32) {
+	// Insertion sort for short lists, else the library sort.
+	if len(a) < 32 {
+		for i := 1; i < len(a); i++ {
+			v := a[i]
+			j := i - 1
+			for j >= 0 && a[j] > v {
+				a[j+1] = a[j]
+				j--
+			}
+			a[j+1] = v
+		}
+		return
+	}
+	sortInt32Slow(a)
 }
 
 // Cholesky is the numeric factorisation P·A·Pᵀ = L·Lᵀ of a symmetric
-// positive definite matrix, stored by supernodes (dense column blocks).
-// Solve is safe for concurrent use by several goroutines.
+// positive definite matrix, stored by supernodes (dense row-major blocks).
+// Solve, MulLT and SolveLT are safe for concurrent use.
 type Cholesky struct {
-	sym *Symbolic
-	// TODO(6a): fields
+	sym  *Symbolic
+	l    []float64
+	pool sync.Pool // *[]float64 scratch of length n
 }
 
 // NotPositiveDefiniteError reports a pivot that is not positive: the
@@ -64,11 +523,147 @@ func (e *NotPositiveDefiniteError) Error() string {
 }
 
 // Factor computes the numeric Cholesky factorisation of A, which must
-// have the pattern s was analysed for (entries outside it are an error;
-// missing entries are zeros). It fails with *NotPositiveDefiniteError
-// when A is not positive definite. The dense kernels run on gonum's BLAS.
+// have the pattern s was analysed for. It fails with
+// *NotPositiveDefiniteError when A is not (numerically) positive definite.
 func (s *Symbolic) Factor(a *CSR) (*Cholesky, error) {
-	return nil, errors.New("sparse: Factor not implemented yet") // TODO(6a)
+	if a.Rows != s.n || len(a.RowPtr) != len(s.rowPtr) || len(a.Col) != len(s.col) {
+		return nil, fmt.Errorf("sparse: Factor: matrix pattern differs from the analysed one (%d×%d, %d entries; analysed %d×%d, %d entries)", a.Rows, a.Cols, len(a.Col), s.n, s.n, len(s.col))
+	}
+	for i, p := range s.rowPtr {
+		if a.RowPtr[i] != p {
+			return nil, fmt.Errorf("sparse: Factor: matrix pattern differs from the analysed one (row %d)", i)
+		}
+	}
+	for k, c := range s.col {
+		if a.Col[k] != c {
+			return nil, fmt.Errorf("sparse: Factor: matrix pattern differs from the analysed one (entry %d)", k)
+		}
+	}
+	m := len(s.super) - 1
+	c := &Cholesky{sym: s, l: make([]float64, s.lptr[m])}
+	relpos := make([]int, s.n)
+	front := make([]float64, s.maxNr*s.maxNr)
+	// Stack of update matrices (compact lower nu×nu row-major, full squares
+	// for simplicity of indexing) with their supernode ids.
+	var stack []float64
+	var stackOff []int
+	var stackSup []int
+	for k := 0; k < m; k++ {
+		f, l := s.super[k], s.super[k+1]
+		ns := l - f
+		rows := s.srow[s.sptr[k]:s.sptr[k+1]]
+		nr := len(rows)
+		for q, r := range rows {
+			relpos[r] = q
+		}
+		F := front[:nr*nr]
+		for i := 0; i < nr; i++ {
+			clear(F[i*nr : i*nr+min(i+1, nr)])
+		}
+		// Columns of A.
+		for j := f; j < l; j++ {
+			cj := j - f
+			for q := s.lo[j]; q < s.lo[j+1]; q++ {
+				F[relpos[s.lrow[q]]*nr+cj] += a.Val[s.lsrc[q]]
+			}
+		}
+		// Children's update matrices (the top nchild entries of the stack).
+		for t := 0; t < s.nchild[k]; t++ {
+			top := len(stackOff) - 1
+			ch := stackSup[top]
+			off := stackOff[top]
+			crow := s.srow[s.sptr[ch]+(s.super[ch+1]-s.super[ch]) : s.sptr[ch+1]]
+			nu := len(crow)
+			U := stack[off : off+nu*nu]
+			for i, ri := range crow {
+				fi := relpos[ri] * nr
+				urow := U[i*nu : i*nu+i+1]
+				for j, rj := range crow[:i+1] {
+					F[fi+relpos[rj]] += urow[j]
+				}
+			}
+			stack = stack[:off]
+			stackOff = stackOff[:top]
+			stackSup = stackSup[:top]
+		}
+		// Dense partial factorisation.
+		if err := partialCholesky(F, nr, ns); err != nil {
+			col := err.(*pivotError)
+			return nil, &NotPositiveDefiniteError{Column: s.perm[f+col.k], Pivot: col.d}
+		}
+		// Save the supernode's columns.
+		L := c.l[s.lptr[k]:s.lptr[k+1]]
+		for i := 0; i < nr; i++ {
+			copy(L[i*ns:i*ns+ns], F[i*nr:i*nr+ns])
+		}
+		// Push the update matrix.
+		if nu := nr - ns; nu > 0 && s.sparen[k] >= 0 {
+			off := len(stack)
+			for i := 0; i < nu; i++ {
+				stack = append(stack, F[(ns+i)*nr+ns:(ns+i)*nr+ns+nu]...)
+			}
+			stackOff = append(stackOff, off)
+			stackSup = append(stackSup, k)
+		}
+	}
+	return c, nil
+}
+
+type pivotError struct {
+	k int
+	d float64
+}
+
+func (e *pivotError) Error() string { return fmt.Sprintf("pivot %d = %g", e.k, e.d) }
+
+// partialCholesky factors the leading ns columns of the nr×nr front F
+// (row-major, lower triangle significant): F₁₁ = L₁₁L₁₁ᵀ, L₂₁ = F₂₁L₁₁⁻ᵀ,
+// and F₂₂ ← F₂₂ − L₂₁L₂₁ᵀ (lower triangle).
+func partialCholesky(F []float64, nr, ns int) error {
+	a11 := blas64.Symmetric{Uplo: blas.Lower, N: ns, Stride: nr, Data: F}
+	if _, ok := lapack64.Potrf(a11); !ok {
+		// Locate the failing pivot (rare path): an unblocked
+		// factorisation of the original block is not available any more,
+		// so report the first non-positive or non-finite diagonal of the
+		// partially factored block.
+		for j := 0; j < ns; j++ {
+			d := F[j*nr+j]
+			if !(d > 0) || math.IsInf(d, 0) {
+				return &pivotError{k: j, d: d}
+			}
+		}
+		return &pivotError{k: 0, d: math.NaN()}
+	}
+	nu := nr - ns
+	if nu == 0 {
+		return nil
+	}
+	l11 := blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: ns, Stride: nr, Data: F}
+	l21 := blas64.General{Rows: nu, Cols: ns, Stride: nr, Data: F[ns*nr:]}
+	blas64.Trsm(blas.Right, blas.Trans, 1, l11, l21)
+	syrkLower(F[ns*nr+ns:], nr, nu, l21)
+	return nil
+}
+
+// syrkBlock is the column-block width of syrkLower.
+const syrkBlock = 96
+
+// syrkLower sets C ← C − A·Aᵀ on the lower triangle of the nu×nu matrix C
+// (row-major, stride ldc), A being nu×k: diagonal blocks by syrk, the
+// blocks below them by one gemm per block column (gonum's gemm is blocked
+// and parallel, its syrk is not).
+func syrkLower(C []float64, ldc, nu int, A blas64.General) {
+	for j0 := 0; j0 < nu; j0 += syrkBlock {
+		jb := min(syrkBlock, nu-j0)
+		aj := blas64.General{Rows: jb, Cols: A.Cols, Stride: A.Stride, Data: A.Data[j0*A.Stride:]}
+		cjj := blas64.Symmetric{Uplo: blas.Lower, N: jb, Stride: ldc, Data: C[j0*ldc+j0:]}
+		blas64.Syrk(blas.NoTrans, -1, aj, 1, cjj)
+		if rest := nu - j0 - jb; rest > 0 {
+			ai := blas64.General{Rows: rest, Cols: A.Cols, Stride: A.Stride, Data: A.Data[(j0+jb)*A.Stride:]}
+			cij := blas64.General{Rows: rest, Cols: jb, Stride: ldc, Data: C[(j0+jb)*ldc+j0:]}
+			blas64.Gemm(blas.NoTrans, blas.Trans, -1, ai, aj, 1, cij)
+		}
+	}
 }
 
 // Factorize is Analyze(a, nil) followed by Factor(a).
@@ -83,15 +678,127 @@ func Factorize(a *CSR) (*Cholesky, error) {
 // Symbolic returns the analysis the factor was computed with.
 func (c *Cholesky) Symbolic() *Symbolic { return c.sym }
 
+func (c *Cholesky) scratch() *[]float64 {
+	if p, ok := c.pool.Get().(*[]float64); ok {
+		return p
+	}
+	v := make([]float64, c.sym.n)
+	return &v
+}
+
 // Solve sets x = A⁻¹·b (x and b may be the same slice).
-func (c *Cholesky) Solve(x, b []float64) {} // TODO(6a)
+func (c *Cholesky) Solve(x, b []float64) {
+	s := c.sym
+	p := c.scratch()
+	y := *p
+	for k, i := range s.perm {
+		y[k] = b[i]
+	}
+	c.forward(y)
+	c.backward(y)
+	for k, i := range s.perm {
+		x[i] = y[k]
+	}
+	c.pool.Put(p)
+}
+
+// forward solves L·y = y in place (permuted order).
+func (c *Cholesky) forward(y []float64) {
+	s := c.sym
+	m := len(s.super) - 1
+	for k := 0; k < m; k++ {
+		f, l := s.super[k], s.super[k+1]
+		ns := l - f
+		rows := s.srow[s.sptr[k]:s.sptr[k+1]]
+		L := c.l[s.lptr[k]:s.lptr[k+1]]
+		ys := y[f:l]
+		for i := 0; i < ns; i++ {
+			row := L[i*ns : i*ns+i+1]
+			v := ys[i]
+			for j := 0; j < i; j++ {
+				v -= row[j] * ys[j]
+			}
+			ys[i] = v / row[i]
+		}
+		for q := ns; q < len(rows); q++ {
+			row := L[q*ns : q*ns+ns]
+			v := 0.0
+			for j, w := range row {
+				v += w * ys[j]
+			}
+			y[rows[q]] -= v
+		}
+	}
+}
+
+// backward solves Lᵀ·y = y in place (permuted order).
+func (c *Cholesky) backward(y []float64) {
+	s := c.sym
+	m := len(s.super) - 1
+	for k := m - 1; k >= 0; k-- {
+		f, l := s.super[k], s.super[k+1]
+		ns := l - f
+		rows := s.srow[s.sptr[k]:s.sptr[k+1]]
+		L := c.l[s.lptr[k]:s.lptr[k+1]]
+		ys := y[f:l]
+		for q := ns; q < len(rows); q++ {
+			row := L[q*ns : q*ns+ns]
+			v := y[rows[q]]
+			for j, w := range row {
+				ys[j] -= w * v
+			}
+		}
+		for i := ns - 1; i >= 0; i-- {
+			ys[i] /= L[i*ns+i]
+			v := ys[i]
+			for j := 0; j < i; j++ {
+				ys[j] -= L[i*ns+j] * v
+			}
+		}
+	}
+}
 
 // Apply implements Preconditioner with the exact inverse: z = A⁻¹·r.
 func (c *Cholesky) Apply(z, r []float64) { c.Solve(z, r) }
 
-// MulLT sets z = Lᵀ·P·x, so that xᵀAx = |z|² (the change of variables of
-// mass-scaled PCA, Barbič & James 2005 appendix A, with A = M).
-func (c *Cholesky) MulLT(z, x []float64) {} // TODO(6a)
+// MulLT sets z = Lᵀ·P·x (z[k] for pivot k), so that xᵀAx = |z|² (the
+// change of variables of mass-scaled PCA, Barbič & James 2005 appendix A,
+// with A = M).
+func (c *Cholesky) MulLT(z, x []float64) {
+	s := c.sym
+	p := c.scratch()
+	y := *p
+	for k, i := range s.perm {
+		y[k] = x[i]
+	}
+	m := len(s.super) - 1
+	for k := 0; k < m; k++ {
+		f, l := s.super[k], s.super[k+1]
+		ns := l - f
+		rows := s.srow[s.sptr[k]:s.sptr[k+1]]
+		L := c.l[s.lptr[k]:s.lptr[k+1]]
+		zs := z[f:l]
+		clear(zs)
+		for q, r := range rows {
+			row := L[q*ns : q*ns+min(q+1, ns)]
+			v := y[r]
+			for j, w := range row {
+				zs[j] += w * v
+			}
+		}
+	}
+	c.pool.Put(p)
+}
 
 // SolveLT sets x = Pᵀ·L⁻ᵀ·z, the inverse of MulLT.
-func (c *Cholesky) SolveLT(x, z []float64) {} // TODO(6a)
+func (c *Cholesky) SolveLT(x, z []float64) {
+	s := c.sym
+	p := c.scratch()
+	y := *p
+	copy(y, z)
+	c.backward(y)
+	for k, i := range s.perm {
+		x[i] = y[k]
+	}
+	c.pool.Put(p)
+}
