@@ -69,6 +69,7 @@ type DeformationGradientForceField struct {
 	volume []float64 // V_s
 	scale  []float64 // V_s E_s / E
 	stress []float64 // P per sample at the last AddForce (9 per sample)
+	dP     []float64 // dP per sample, AddDForce scratch (9 per sample)
 	cache  []float64 // law cache per sample
 	vcache []float64 // per sample [F (9), cof F (9), J] at the last AddForce (bulk term)
 
@@ -218,6 +219,7 @@ func (c *DeformationGradientForceField) initialise(reinit bool) error {
 		}
 	}
 	c.stress = make([]float64, 9*n)
+	c.dP = make([]float64, 9*n)
 	c.cache = make([]float64, c.cacheSize*n)
 	c.vcache = nil
 	if c.BulkModulus > 0 {
@@ -303,19 +305,31 @@ func (c *DeformationGradientForceField) forceRange(lo, hi int) {
 			fs[i] -= a * P[i]
 		}
 		if k > 0 {
-			Fm := geom.Mat3(F)
-			cof := Fm.Cofactor()
-			J := Fm.Det()
-			vc := c.vcache[volumeCacheSize*s : volumeCacheSize*s+volumeCacheSize]
+			vc := c.vcache[volumeCacheSize*s : volumeCacheSize*s+volumeCacheSize : volumeCacheSize*s+volumeCacheSize]
 			copy(vc[0:9], F)
-			copy(vc[9:18], cof[:])
+			cofactorTo(vc[9:18], F)
+			J := F[0]*vc[9] + F[1]*vc[10] + F[2]*vc[11]
 			vc[18] = J
 			b := c.volume[s] * k * (J - 1)
 			for i := range 9 {
-				fs[i] -= b * cof[i]
+				fs[i] -= b * vc[9+i]
 			}
 		}
 	}
+}
+
+// cofactorTo writes cof F = det(F) F⁻ᵀ (rows: F₁×F₂, F₂×F₀, F₀×F₁).
+func cofactorTo(C, F []float64) {
+	C, F = C[:9:9], F[:9:9]
+	C[0] = F[4]*F[8] - F[5]*F[7]
+	C[1] = F[5]*F[6] - F[3]*F[8]
+	C[2] = F[3]*F[7] - F[4]*F[6]
+	C[3] = F[7]*F[2] - F[8]*F[1]
+	C[4] = F[8]*F[0] - F[6]*F[2]
+	C[5] = F[6]*F[1] - F[7]*F[0]
+	C[6] = F[1]*F[5] - F[2]*F[4]
+	C[7] = F[2]*F[3] - F[0]*F[5]
+	C[8] = F[0]*F[4] - F[1]*F[3]
 }
 
 // AddDForce implements graph.ForceField: df_s −= kFactor V_s [(E_s/E) dP[dF] +
@@ -333,26 +347,27 @@ func (c *DeformationGradientForceField) AddDForce(df, dx []float64, kFactor, bFa
 func (c *DeformationGradientForceField) dforceRange(lo, hi int) {
 	df, dx, kf, cs := c.passDF, c.passDX, c.passK, c.cacheSize
 	k := c.BulkModulus
-	var dP [9]float64
 	for s := lo; s < hi; s++ {
-		dF := dx[9*s : 9*s+9]
-		c.law.StressDifferentialCached(dF, dP[:], c.cache[cs*s:cs*s+cs])
+		dF := dx[9*s : 9*s+9 : 9*s+9]
+		dP := c.dP[9*s : 9*s+9 : 9*s+9]
+		c.law.StressDifferentialCached(dF, dP, c.cache[cs*s:cs*s+cs])
 		a := kf * c.scale[s]
-		out := df[9*s : 9*s+9]
+		out := df[9*s : 9*s+9 : 9*s+9]
 		for i := range 9 {
 			out[i] -= a * dP[i]
 		}
 		if k > 0 {
-			vc := c.vcache[volumeCacheSize*s : volumeCacheSize*s+volumeCacheSize]
+			vc := c.vcache[volumeCacheSize*s : volumeCacheSize*s+volumeCacheSize : volumeCacheSize*s+volumeCacheSize]
 			cof, J := vc[9:18], vc[18]
 			dot := 0.0
 			for i := range 9 {
 				dot += cof[i] * dF[i]
 			}
-			dcof := cofactorDifferential((*geom.Mat3)(vc[0:9]), (*geom.Mat3)(dF))
 			b := kf * c.volume[s] * k
+			// dP now holds d cof F[dF].
+			cofactorDifferentialTo(dP, vc[0:9], dF)
 			for i := range 9 {
-				out[i] -= b * (dot*cof[i] + (J-1)*dcof[i])
+				out[i] -= b * (dot*cof[i] + (J-1)*dP[i])
 			}
 		}
 	}
@@ -362,16 +377,17 @@ func (c *DeformationGradientForceField) dforceRange(lo, hi int) {
 // and J at the last AddForce (d cof F[dF] is bilinear in F and dF).
 const volumeCacheSize = 19
 
-// cofactorDifferential returns d cof F[dF]: with F's rows a, b, c, cof F
+// cofactorDifferentialTo writes d cof F[dF]: with F's rows a, b, c, cof F
 // has rows b×c, c×a, a×b, so its differential has rows
 // db×c + b×dc, dc×a + c×da, da×b + a×db.
-func cofactorDifferential(F, dF *geom.Mat3) geom.Mat3 {
-	a, b, c := F.Row(0), F.Row(1), F.Row(2)
-	da, db, dc := dF.Row(0), dF.Row(1), dF.Row(2)
-	r0 := db.Cross(c).Add(b.Cross(dc))
-	r1 := dc.Cross(a).Add(c.Cross(da))
-	r2 := da.Cross(b).Add(a.Cross(db))
-	return geom.Mat3{r0[0], r0[1], r0[2], r1[0], r1[1], r1[2], r2[0], r2[1], r2[2]}
+func cofactorDifferentialTo(D, F, dF []float64) {
+	D, F, dF = D[:9:9], F[:9:9], dF[:9:9]
+	for r := 0; r < 3; r++ {
+		i, j := 3*((r+1)%3), 3*((r+2)%3) // rows r+1 and r+2
+		D[3*r] = dF[i+1]*F[j+2] - dF[i+2]*F[j+1] + F[i+1]*dF[j+2] - F[i+2]*dF[j+1]
+		D[3*r+1] = dF[i+2]*F[j] - dF[i]*F[j+2] + F[i+2]*dF[j] - F[i]*dF[j+2]
+		D[3*r+2] = dF[i]*F[j+1] - dF[i+1]*F[j] + F[i]*dF[j+1] - F[i+1]*dF[j]
+	}
 }
 
 // PotentialEnergy implements graph.ForceField: Σ V_s [(E_s/E) Ψ(F_s) + k/2 (J−1)²].
