@@ -3,10 +3,16 @@
 //	runscene [flags] SCENE.toml
 //
 // It loads and initialises the scene, advances it -steps times (default:
-// the scene's steps), shows progress on a terminal (never in a pipe), and
-// prints a summary: steps, simulated time, wall time per step, energies.
-// With -steps 0 it only initialises the scene, which with -dump gives the
-// forces at the initial configuration.
+// the scene's steps), shows a progress bar on a terminal (never in a
+// pipe), and prints a summary table: steps, simulated time, wall time per
+// step, energies, each solver's linear solves, every output written. With
+// -steps 0 it only initialises the scene, which with -dump gives the forces
+// at the initial configuration.
+//
+// Pictures need no GPU and no display (package render, a software
+// rasteriser): -frames DIR writes a PNG every -every steps, -picture FILE
+// the final state, -gif FILE an animation of the run, -plot FILE the
+// energies against time.
 //
 // Errors are one line "file:line: message" on stderr; the exit code is 1 for
 // scene and run-time errors, 2 for usage errors, 130 when interrupted.
@@ -24,6 +30,8 @@ import (
 	"math"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -31,7 +39,9 @@ import (
 
 	_ "github.com/sofago/sofago/components/all"
 	"github.com/sofago/sofago/components/visual"
+	"github.com/sofago/sofago/geom"
 	"github.com/sofago/sofago/graph"
+	"github.com/sofago/sofago/render"
 )
 
 const usageLine = "usage: runscene [flags] SCENE.toml   (runscene -h lists the flags)"
@@ -55,7 +65,22 @@ type options struct {
 	every    int
 	everySet bool
 	scene    string
+
+	// pictures
+	frames      string // folder of PNG frames
+	picture     string // PNG of the final state
+	gif         string // animated GIF
+	plot        string // energy plot PNG
+	width       int
+	height      int
+	wireframe   bool
+	noGrid      bool
+	supersample int
+	eye, center *geom.Vec3
 }
+
+// wantPictures reports whether the run draws its surfaces.
+func (o *options) wantPictures() bool { return o.frames != "" || o.picture != "" || o.gif != "" }
 
 // usageError is a mistake in the command line (exit code 2).
 type usageError struct{ msg string }
@@ -116,7 +141,17 @@ func parseFlags(args []string, help io.Writer) (*options, error) {
 	fs.BoolVar(&opt.list, "list", false, "list the registered component types by kind")
 	fs.StringVar(&opt.doc, "doc", "", "document the fields of component `TYPE` (defaults, units, ranges)")
 	fs.BoolVar(&opt.quiet, "quiet", false, "print neither progress nor summary (errors still go to stderr)")
-	fs.IntVar(&opt.every, "every", 1, "write an -out frame every `N` steps (frame 0 and the last step are always written); on a terminal, also update the progress line every N steps instead of ten times a second")
+	fs.IntVar(&opt.every, "every", 1, "write an -out, -frames and -gif frame every `N` steps (frame 0 and the last step are always written); on a terminal, also update the progress line every N steps instead of ten times a second")
+	fs.StringVar(&opt.frames, "frames", "", "write a PNG picture of the visual surfaces every -every steps into `DIR` (frame_000000.png, ...)")
+	fs.StringVar(&opt.picture, "picture", "", "write a PNG picture of the final state to `FILE`")
+	fs.StringVar(&opt.gif, "gif", "", "write an animated GIF of the run (a frame every -every steps, played in real time where GIF delays allow) to `FILE`")
+	fs.StringVar(&opt.plot, "plot", "", "write a PNG plot of kinetic, potential and total energy against time to `FILE`")
+	size := fs.String("size", "800x600", "picture size `WxH` in pixels")
+	fs.BoolVar(&opt.wireframe, "wireframe", false, "draw the triangle edges over the shaded surfaces")
+	fs.BoolVar(&opt.noGrid, "nogrid", false, "leave out the ground grid")
+	fs.IntVar(&opt.supersample, "supersample", 1, "anti-alias pictures by rendering `K`×K samples per pixel (1: none; costs K² times as much)")
+	eye := fs.String("eye", "", "camera position `X,Y,Z` (default: the scene's Camera, or fitted to the surfaces)")
+	center := fs.String("center", "", "point `X,Y,Z` the camera looks at (default: the scene's Camera, or the surfaces' centre)")
 	fs.Usage = func() {
 		fmt.Fprintln(help, "runscene runs a scene headless: runscene [flags] SCENE.toml")
 		fmt.Fprintln(help, "\nFlags (before or after the scene file):")
@@ -165,10 +200,66 @@ func parseFlags(args []string, help io.Writer) (*options, error) {
 		return nil, &usageError{"-dump needs a file name"}
 	case set["out"] && opt.out == "":
 		return nil, &usageError{"-out needs a folder name"}
+	case set["frames"] && opt.frames == "":
+		return nil, &usageError{"-frames needs a folder name"}
+	case opt.supersample < 1 || opt.supersample > 8:
+		return nil, &usageError{fmt.Sprintf("-supersample must be 1 to 8, got %d", opt.supersample)}
+	}
+	for _, f := range []struct {
+		flag, value, ext string
+	}{{"picture", opt.picture, ".png"}, {"plot", opt.plot, ".png"}, {"gif", opt.gif, ".gif"}} {
+		if set[f.flag] && !strings.EqualFold(filepath.Ext(f.value), f.ext) {
+			return nil, &usageError{fmt.Sprintf("-%s needs a %s file name, got %q", f.flag, f.ext, f.value)}
+		}
+	}
+	var err error
+	if opt.width, opt.height, err = parseSize(*size); err != nil {
+		return nil, &usageError{"-size: " + err.Error()}
+	}
+	if opt.eye, err = parseVec(*eye); err != nil {
+		return nil, &usageError{"-eye: " + err.Error()}
+	}
+	if opt.center, err = parseVec(*center); err != nil {
+		return nil, &usageError{"-center: " + err.Error()}
 	}
 	opt.everySet = set["every"]
 	opt.scene = pos[0]
 	return opt, nil
+}
+
+// parseSize parses "WxH".
+func parseSize(s string) (w, h int, err error) {
+	a, b, ok := strings.Cut(strings.ToLower(s), "x")
+	if ok {
+		w, err = strconv.Atoi(a)
+		if err == nil {
+			h, err = strconv.Atoi(b)
+		}
+	}
+	if !ok || err != nil || w < 16 || h < 16 || w > 16384 || h > 16384 {
+		return 0, 0, fmt.Errorf("want WxH with 16 ≤ W, H ≤ 16384 pixels, e.g. 800x600; got %q", s)
+	}
+	return w, h, nil
+}
+
+// parseVec parses "x,y,z" ("" is nil).
+func parseVec(s string) (*geom.Vec3, error) {
+	if s == "" {
+		return nil, nil
+	}
+	parts := strings.Split(s, ",")
+	if len(parts) != 3 {
+		return nil, fmt.Errorf("want three numbers X,Y,Z, got %q", s)
+	}
+	var v geom.Vec3
+	for i, p := range parts {
+		x, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, fmt.Errorf("want three finite numbers X,Y,Z, got %q", s)
+		}
+		v[i] = x
+	}
+	return &v, nil
 }
 
 // listTypes prints every registered type grouped by kind, with the first
@@ -278,6 +369,14 @@ type runner struct {
 
 	scene   *graph.Scene
 	solvers []*solverStats
+
+	pics      *render.Pictures
+	anim      *render.GIF
+	pngFrames int
+	renders   int
+	drawTime  time.Duration
+	// energies per step for -plot (index 0: the initial state)
+	times, kinetic, potential []float64
 }
 
 // fail prints err as one line located in the scene file and returns the
@@ -323,6 +422,13 @@ func (r *runner) run(ctx context.Context) int {
 			return r.fail(err)
 		}
 	}
+	if err := r.startPictures(); err != nil {
+		return r.fail(err)
+	}
+	if err := r.frame(); err != nil {
+		return r.fail(err)
+	}
+	r.recordEnergy()
 
 	r.solvers = collectSolvers(s)
 	prog := newProgress(r.stderr, r.terminal && !opt.quiet, steps, opt.every, opt.everySet)
@@ -340,8 +446,15 @@ func (r *runner) run(ctx context.Context) int {
 		for _, st := range r.solvers {
 			st.record()
 		}
-		if out != nil && (s.StepCount%opt.every == 0 || i == steps-1) {
-			if err := out.WriteFrame(s.Time); err != nil {
+		r.recordEnergy()
+		if s.StepCount%opt.every == 0 || i == steps-1 {
+			if out != nil {
+				if err := out.WriteFrame(s.Time); err != nil {
+					stepErr = err
+					break
+				}
+			}
+			if err := r.frame(); err != nil {
 				stepErr = err
 				break
 			}
@@ -356,6 +469,10 @@ func (r *runner) run(ctx context.Context) int {
 	}
 	if closeErr != nil {
 		return r.fail(closeErr)
+	}
+	// Pictures of what ran are written even after an interrupt.
+	if err := r.finishPictures(); err != nil {
+		return r.fail(err)
 	}
 	if interrupted {
 		fmt.Fprintf(r.stderr, "%s: interrupted after step %d (t = %g s); no dump written\n", opt.scene, s.StepCount, s.Time)
@@ -375,7 +492,114 @@ func (r *runner) run(ctx context.Context) int {
 	return exitOK
 }
 
-// summary prints the run's figures to stdout.
+// startPictures prepares the renderer (and the frames folder, the GIF)
+// when the run draws pictures.
+func (r *runner) startPictures() error {
+	opt := r.opt
+	if !opt.wantPictures() {
+		return nil
+	}
+	p, err := render.NewPictures(r.scene, render.Options{Width: opt.width, Height: opt.height,
+		Wireframe: opt.wireframe, NoGrid: opt.noGrid, Supersample: opt.supersample})
+	if err != nil {
+		return fmt.Errorf("pictures: %w", err)
+	}
+	p.Eye, p.Center = opt.eye, opt.center
+	r.pics = p
+	if opt.frames != "" {
+		if err := os.MkdirAll(opt.frames, 0o755); err != nil {
+			return fmt.Errorf("-frames: %w", err)
+		}
+	}
+	if opt.gif != "" {
+		surfaces, _ := p.Surfaces()
+		var colors [][3]float64
+		for _, sf := range surfaces {
+			colors = append(colors, sf.SurfaceColor())
+		}
+		// Real time: each frame lasts every·dt, in hundredths of a second
+		// (GIF viewers treat delays under 2 as 10, so 2 is the floor).
+		r.anim = render.NewGIF(colors, int(math.Round(100*float64(opt.every)*r.scene.Dt)))
+	}
+	return nil
+}
+
+// frame draws the current state as the next PNG frame and GIF frame, when
+// asked for.
+func (r *runner) frame() error {
+	if r.pics == nil || (r.opt.frames == "" && r.anim == nil) {
+		return nil
+	}
+	t0 := time.Now()
+	img, err := r.pics.Render()
+	if err != nil {
+		return err
+	}
+	r.renders++
+	if r.opt.frames != "" {
+		path := filepath.Join(r.opt.frames, fmt.Sprintf("frame_%06d.png", r.pngFrames))
+		if err := render.WritePNG(path, img); err != nil {
+			return err
+		}
+		r.pngFrames++
+	}
+	if r.anim != nil {
+		if err := r.anim.Add(img); err != nil {
+			return err
+		}
+	}
+	r.drawTime += time.Since(t0)
+	return nil
+}
+
+// recordEnergy keeps the energies for -plot.
+func (r *runner) recordEnergy() {
+	if r.opt.plot == "" {
+		return
+	}
+	k, p := r.scene.Energies()
+	r.times = append(r.times, r.scene.Time)
+	r.kinetic = append(r.kinetic, k)
+	r.potential = append(r.potential, p)
+}
+
+// finishPictures writes the final picture, the GIF and the energy plot.
+func (r *runner) finishPictures() error {
+	opt := r.opt
+	if opt.picture != "" {
+		t0 := time.Now()
+		img, err := r.pics.Render()
+		if err != nil {
+			return err
+		}
+		r.renders++
+		if err := render.WritePNG(opt.picture, img); err != nil {
+			return err
+		}
+		r.drawTime += time.Since(t0)
+	}
+	if r.anim != nil {
+		if err := r.anim.Write(opt.gif); err != nil {
+			return err
+		}
+	}
+	if opt.plot != "" {
+		if err := render.WriteEnergyPlot(opt.plot, filepath.Base(opt.scene), r.times, r.kinetic, r.potential); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// outputReporter is implemented by the scene's exporters (VTKExporter,
+// OBJExporter, STLExporter, EnergyLogger): what they wrote, for the
+// summary.
+type outputReporter interface {
+	Output() (what string, frames, files int, where string)
+}
+
+// summary prints the run's figures to stdout: the run, then a table of
+// the solvers' linear solves and a table of the outputs.
 func (r *runner) summary(wall time.Duration, out *visual.SceneWriter) {
 	s := r.scene
 	ke, pe := s.Energies()
@@ -388,35 +612,86 @@ func (r *runner) summary(wall time.Duration, out *visual.SceneWriter) {
 	}
 	fmt.Fprintf(tw, "kinetic energy\t%.9g J\n", ke)
 	fmt.Fprintf(tw, "potential energy\t%.9g J\n", pe)
+	tw.Flush()
+
+	var solvers []*solverStats
 	for _, st := range r.solvers {
 		if st.steps > 0 {
-			fmt.Fprintf(tw, "%s\t%s\n", st.solver.Base().Path(), st)
+			solvers = append(solvers, st)
 		}
 	}
-	if out != nil {
-		fmt.Fprintf(tw, "output\t%d frame(s) of %d series in %s\n", out.Frames(), len(out.Series), out.Dir)
-		if len(out.Skipped) > 0 {
-			fmt.Fprintf(tw, "not written\t%s (no position in space)\n", strings.Join(out.Skipped, ", "))
+	if len(solvers) > 0 {
+		fmt.Fprintln(r.stdout)
+		tw = tabwriter.NewWriter(r.stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "solver\tsteps\tlinear iterations/step\tmax iterations\tmax relative residual\tsteps not converged")
+		for _, st := range solvers {
+			fmt.Fprintf(tw, "%s\t%d\t%.1f\t%d\t%.3g\t%d\n", st.solver.Base().Path(), st.steps,
+				float64(st.iterations)/float64(st.steps), st.maxIter, st.maxResidual, st.unconverged)
 		}
+		tw.Flush()
+	}
+
+	type row struct {
+		what          string
+		frames, files int
+		where, note   string
+	}
+	var rows []row
+	if out != nil {
+		note := fmt.Sprintf("%d series", len(out.Series))
+		if len(out.Skipped) > 0 {
+			note += fmt.Sprintf("; not written (no position in space): %s", strings.Join(out.Skipped, ", "))
+		}
+		rows = append(rows, row{"-out VTU/PVD", out.Frames(), out.Frames()*len(out.Series) + len(out.Series), out.Dir, note})
+	}
+	s.Root.Walk(func(n *graph.Node) error {
+		for _, o := range n.Objects {
+			if rep, ok := o.(outputReporter); ok {
+				what, frames, files, where := rep.Output()
+				rows = append(rows, row{fmt.Sprintf("%s (%s)", o.Base().Path(), what), frames, files, where, ""})
+			}
+		}
+		return nil
+	})
+	perPicture := ""
+	if r.renders > 0 {
+		perPicture = fmt.Sprintf("%.1f ms/picture (%d×%d), drawing and writing", r.drawTime.Seconds()*1e3/float64(r.renders), r.opt.width, r.opt.height)
+	}
+	if r.opt.frames != "" {
+		rows = append(rows, row{"-frames PNG", r.pngFrames, r.pngFrames, r.opt.frames, perPicture})
+	}
+	if r.anim != nil {
+		rows = append(rows, row{"-gif", r.anim.Frames(), 1, r.opt.gif, fmt.Sprintf("%d ms/frame", 10*r.anim.Delay)})
+	}
+	if r.opt.picture != "" {
+		note := ""
+		if r.opt.frames == "" {
+			note = perPicture
+		}
+		rows = append(rows, row{"-picture", 1, 1, r.opt.picture, note})
+	}
+	if r.opt.plot != "" {
+		rows = append(rows, row{"-plot", len(r.times), 1, r.opt.plot, "energy against time"})
 	}
 	if r.opt.dump != "" {
-		fmt.Fprintf(tw, "dump\t%s\n", r.opt.dump)
+		rows = append(rows, row{"-dump", 1, 1, r.opt.dump, "final state"})
 	}
-	tw.Flush()
-}
-
-// linearStatser is implemented by ODE solvers that report how their
-// linear solve went in the most recent step.
-type linearStatser interface {
-	graph.ODESolver
-	LastStats() graph.LinearStats
+	if len(rows) > 0 {
+		fmt.Fprintln(r.stdout)
+		tw = tabwriter.NewWriter(r.stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "output\tframes\tfiles\twhere\t")
+		for _, o := range rows {
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\n", o.what, o.frames, o.files, o.where, o.note)
+		}
+		tw.Flush()
+	}
 }
 
 // solverStats accumulates, per ODE solver, the linear-solver figures of
 // every step: they cost nothing to collect and tell at once whether the
 // linear solves converged.
 type solverStats struct {
-	solver      linearStatser
+	solver      visual.LinearStatser
 	steps       int
 	iterations  int
 	maxIter     int
@@ -428,7 +703,7 @@ func collectSolvers(s *graph.Scene) []*solverStats {
 	var out []*solverStats
 	s.Root.Walk(func(n *graph.Node) error {
 		for _, o := range n.Objects {
-			if ls, ok := o.(linearStatser); ok {
+			if ls, ok := o.(visual.LinearStatser); ok {
 				out = append(out, &solverStats{solver: ls})
 			}
 		}
@@ -448,12 +723,9 @@ func (st *solverStats) record() {
 	}
 }
 
-func (st *solverStats) String() string {
-	return fmt.Sprintf("linear solve: %.1f iterations/step (max %d), max relative residual %.3g, %d step(s) not converged",
-		float64(st.iterations)/float64(st.steps), st.maxIter, st.maxResidual, st.unconverged)
-}
-
-// progress draws a one-line progress indicator on a terminal.
+// progress draws a one-line progress bar on a terminal:
+//
+//	[#########...............]  38%  step 76/200  t = 0.76 s  13.6 ms/step  ETA 1.7s
 type progress struct {
 	w        io.Writer
 	on       bool
@@ -463,6 +735,9 @@ type progress struct {
 	last     time.Time
 	drawn    bool
 }
+
+// barWidth is the number of cells of the progress bar.
+const barWidth = 24
 
 func newProgress(w io.Writer, on bool, total, every int, everySet bool) *progress {
 	return &progress{w: w, on: on && total > 0, total: total, every: every, everySet: everySet}
@@ -483,7 +758,9 @@ func (p *progress) update(step int, t float64, elapsed time.Duration) {
 	}
 	perStep := elapsed.Seconds() / float64(step)
 	eta := time.Duration(perStep * float64(p.total-step) * float64(time.Second))
-	fmt.Fprintf(p.w, "\r\033[Kstep %d/%d  t = %.6g s  %.3g ms/step  ETA %s", step, p.total, t, perStep*1e3, eta.Round(100*time.Millisecond))
+	done := step * barWidth / p.total
+	bar := strings.Repeat("#", done) + strings.Repeat(".", barWidth-done)
+	fmt.Fprintf(p.w, "\r\033[K[%s] %3d%%  step %d/%d  t = %.6g s  %.3g ms/step  ETA %s", bar, step*100/p.total, step, p.total, t, perStep*1e3, eta.Round(100*time.Millisecond))
 	p.drawn = true
 }
 

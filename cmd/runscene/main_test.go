@@ -519,8 +519,8 @@ name = "beam"
 	if d := g.Array("displacement"); d == nil || !(d.Values[3*15+1] < 0) {
 		t.Errorf("last frame: the free corner did not fall: %+v", d)
 	}
-	if !strings.Contains(r.stdout, "4 frame(s) of 1 series") {
-		t.Errorf("summary does not report the frames: %s", r.stdout)
+	if !regexp.MustCompile(`(?m)^-out VTU/PVD +4 +5 +` + regexp.QuoteMeta(dir) + ` +1 series$`).MatchString(r.stdout) {
+		t.Errorf("summary does not report the frames (4 frames, 5 files, 1 series):\n%s", r.stdout)
 	}
 }
 
@@ -712,8 +712,8 @@ func TestProgressOnlyOnTerminal(t *testing.T) {
 			t.Errorf("progress written to a pipe: %q", se.String())
 		}
 		if terminal {
-			want := "\r\033[Kstep 2/4  t = 0.02 s"
-			if !strings.HasPrefix(se.String(), want) || !strings.Contains(se.String(), "step 4/4") || !strings.HasSuffix(se.String(), "\r\033[K") {
+			want := "\r\033[K[############............]  50%  step 2/4  t = 0.02 s"
+			if !strings.HasPrefix(se.String(), want) || !strings.Contains(se.String(), "[########################] 100%  step 4/4") || !strings.HasSuffix(se.String(), "\r\033[K") {
 				t.Errorf("terminal progress %q, want steps 2 and 4, then cleared", se.String())
 			}
 		}

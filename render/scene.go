@@ -1,0 +1,209 @@
+package render
+
+import (
+	"fmt"
+	"image"
+	"image/png"
+	"io"
+	"math"
+
+	"github.com/sofago/sofago/components/visual"
+	"github.com/sofago/sofago/geom"
+	"github.com/sofago/sofago/graph"
+)
+
+// Pictures renders the visual surfaces of a scene, frame after frame, with
+// one view: the scene's Camera (or the -eye/-center overrides), with what
+// is not given fitted to the surfaces' bounds at the first picture, and
+// kept for every later one so that an animation does not jump.
+//
+// A scene without visual surfaces is drawn from the triangles of its
+// states' own topologies (the boundary of each tetrahedral mesh, in grey),
+// so every deformable object still shows.
+type Pictures struct {
+	Scene *graph.Scene
+	Opt   Options
+	// Eye and Center override the scene camera's position and lookAt.
+	Eye, Center *geom.Vec3
+
+	surfaces []visual.Surface
+	fallback bool
+	r        *Renderer
+}
+
+// NewPictures collects the surfaces of an initialised scene.
+func NewPictures(s *graph.Scene, opt Options) (*Pictures, error) {
+	if opt.Width < 1 || opt.Height < 1 {
+		return nil, fmt.Errorf("picture size %d×%d", opt.Width, opt.Height)
+	}
+	p := &Pictures{Scene: s, Opt: opt, surfaces: visual.Surfaces(s.Root)}
+	if len(p.surfaces) == 0 {
+		p.surfaces = stateSurfaces(s)
+		p.fallback = true
+	}
+	if len(p.surfaces) == 0 {
+		return nil, fmt.Errorf("nothing to draw: the scene has no visual surface (add a VisualModel) and no state with a triangle or tetrahedral topology")
+	}
+	return p, nil
+}
+
+// Surfaces returns what is drawn; fallback is true when these are the
+// states' own boundaries because the scene has no visual surface.
+func (p *Pictures) Surfaces() (surfaces []visual.Surface, fallback bool) {
+	return p.surfaces, p.fallback
+}
+
+// View returns the view, fitted at the first Render (nil before).
+func (p *Pictures) View() *View {
+	if p.r == nil {
+		return nil
+	}
+	return p.r.View
+}
+
+// Render draws the current state. The picture is owned by Pictures and
+// overwritten by the next call.
+func (p *Pictures) Render() (*image.NRGBA, error) {
+	if p.r == nil {
+		if err := p.fit(); err != nil {
+			return nil, err
+		}
+	}
+	for _, s := range p.surfaces {
+		pts, _, _ := s.SurfaceMesh()
+		for i, x := range pts {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return nil, fmt.Errorf("surface %q: coordinate %d of vertex %d is %g; not drawing a non-finite frame", s.Base().Path(), i%3, i/3, x)
+			}
+		}
+	}
+	return p.r.Render(p.surfaces), nil
+}
+
+// fit sets up the view from the camera, the overrides and the bounds.
+func (p *Pictures) fit() error {
+	lo, hi, ok := visual.Bounds(p.surfaces)
+	if !ok {
+		return fmt.Errorf("the visual surfaces have no points")
+	}
+	up := geom.Vec3{0, 1, 0}
+	if g := p.Scene.Gravity; g.Norm() > 0 {
+		up = g.Scale(-1 / g.Norm())
+	}
+	dir, fov, margin := geom.Vec3{0.45, 0.35, 1}, 30.0, 0.08
+	var eye, center *geom.Vec3
+	if c := visual.FindCamera(p.Scene); c != nil {
+		dir, fov, margin = geom.Vec3(c.Direction), c.FieldOfView, c.Margin
+		if c.Up != nil {
+			up = geom.Vec3{c.Up[0], c.Up[1], c.Up[2]}
+		}
+		if c.Position != nil {
+			eye = &geom.Vec3{c.Position[0], c.Position[1], c.Position[2]}
+		}
+		if c.LookAt != nil {
+			center = &geom.Vec3{c.LookAt[0], c.LookAt[1], c.LookAt[2]}
+		}
+	}
+	if p.Eye != nil {
+		eye = p.Eye
+	}
+	if p.Center != nil {
+		center = p.Center
+	}
+	lo3, hi3 := geom.Vec3(lo), geom.Vec3(hi)
+	var view *View
+	var err error
+	if eye == nil {
+		view, err = FitView(lo3, hi3, center, dir, up, fov, p.Opt.Width, p.Opt.Height, margin)
+	} else {
+		c := lo3.Add(hi3).Scale(0.5)
+		if center != nil {
+			c = *center
+		}
+		size := math.Max(hi3.Sub(lo3).Norm(), 1e-9)
+		dist := c.Sub(*eye).Norm()
+		view, err = NewView(*eye, c, up, fov, p.Opt.Width, p.Opt.Height, math.Max(dist-3*size, 1e-3*dist), dist+10*size)
+	}
+	if err != nil {
+		return fmt.Errorf("camera: %w", err)
+	}
+	p.r = NewRenderer(view, p.Opt, lo3, hi3, up)
+	return nil
+}
+
+// EncodePNG writes img as PNG with the fastest compression that still
+// compresses (pictures of a run are many; BestSpeed is 3–5× faster than the
+// default level for a few percent more bytes).
+func EncodePNG(w io.Writer, img image.Image) error {
+	enc := png.Encoder{CompressionLevel: png.BestSpeed}
+	return enc.Encode(w, img)
+}
+
+// WritePNG writes img to path atomically (a complete file or none).
+func WritePNG(path string, img image.Image) error {
+	return visual.AtomicWrite(path, false, func(w io.Writer) error { return EncodePNG(w, img) })
+}
+
+// stateSurface draws the triangles of a state's own topology.
+type stateSurface struct {
+	st      graph.State
+	tris    [][3]int
+	used    []int32
+	points  []float64
+	normals []float64
+}
+
+func (s *stateSurface) Base() *graph.ObjectBase { return s.st.Base() }
+
+func (s *stateSurface) SurfaceMesh() ([]float64, [][3]int, []float64) {
+	x := s.st.Vec(graph.Position)
+	for i, p := range s.used {
+		copy(s.points[3*i:3*i+3], x[3*p:3*p+3])
+	}
+	visual.VertexNormals(s.normals, s.points, s.tris)
+	return s.points, s.tris, s.normals
+}
+
+func (s *stateSurface) SurfaceColor() [3]float64 { return [3]float64{0.7, 0.72, 0.75} }
+
+// stateSurfaces returns a surface for every Vec3 state whose node (or
+// nearest ancestor) has a topology of triangles with one point per DOF.
+func stateSurfaces(s *graph.Scene) []visual.Surface {
+	var out []visual.Surface
+	for _, st := range s.States() {
+		n := st.Base().Node
+		if n == nil || st.Template().Name() != graph.Vec3.Name() {
+			continue
+		}
+		topo := n.Topology()
+		if topo == nil || len(topo.Points()) != 3*st.Size() || len(topo.Triangles()) == 0 {
+			continue
+		}
+		tris := topo.Triangles()
+		index := make([]int32, st.Size())
+		for i := range index {
+			index[i] = -1
+		}
+		ss := &stateSurface{st: st}
+		for _, t := range tris {
+			for _, v := range t {
+				if index[v] < 0 {
+					index[v] = 0
+				}
+			}
+		}
+		for i, x := range index {
+			if x == 0 {
+				index[i] = int32(len(ss.used))
+				ss.used = append(ss.used, int32(i))
+			}
+		}
+		for _, t := range tris {
+			ss.tris = append(ss.tris, [3]int{int(index[t[0]]), int(index[t[1]]), int(index[t[2]])})
+		}
+		ss.points = make([]float64, 3*len(ss.used))
+		ss.normals = make([]float64, 3*len(ss.used))
+		out = append(out, ss)
+	}
+	return out
+}
