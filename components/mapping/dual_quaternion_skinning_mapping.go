@@ -2,6 +2,10 @@ package mapping
 
 import (
 	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/sofago/sofago/geom"
 	"github.com/sofago/sofago/graph"
@@ -49,6 +53,11 @@ import (
 // rotation of the current blend at its rest point (so it starts in the
 // same hemisphere as its neighbours' blend).
 //
+// The blend is undefined where B₀ = Σ wᵢ rᵢ vanishes (two equally weighted
+// frames turned by 2π relative to each other along a continuous path);
+// the run then stops at the framework's NaN check, naming this mapping's
+// state.
+//
 // Weights need not be a partition of unity (the blend is normalised), only
 // Σ w > 0. Weights, rest points and the re-initialisation contract are
 // described on SkinningInputs.
@@ -70,6 +79,17 @@ type DualQuaternionSkinningMapping struct {
 
 	loop chunkedLoop
 	acc  []float64 // per frame accumulators of Jᵀ (8) or of Jᵀ and its derivative (16)
+
+	// Geometric stiffness cache (see ApplyDJT): the dense matrix Kg of
+	// dJᵀf/dx (row-major, 6 nf × 6 nf) for the child force kgF at the
+	// parent coordinates of the last Apply.
+	kg           []float64
+	kgF          []float64
+	kgValid      bool
+	kgCalls      int     // ApplyDJT calls with the force kgF since the last Apply
+	kgBuildAfter int     // calls after which building Kg pays
+	entryPoint   []int   // point of each influence entry
+	frameEntries [][]int // entries of each frame
 }
 
 // dqPoint is the per-point state of the blend at the last Apply.
@@ -142,6 +162,21 @@ func (m *DualQuaternionSkinningMapping) initialise(reinit bool) error {
 	m.dg = make([]dquat, nf)
 	m.acc = make([]float64, 16*nf)
 	m.blend = make([]dqPoint, m.weights.NumPoints())
+	w := &m.weights
+	m.entryPoint = make([]int, len(w.Frames))
+	m.frameEntries = make([][]int, nf)
+	for p := 0; p < w.NumPoints(); p++ {
+		for e := w.Offsets[p]; e < w.Offsets[p+1]; e++ {
+			m.entryPoint[e] = p
+			m.frameEntries[w.Frames[e]] = append(m.frameEntries[w.Frames[e]], e)
+		}
+	}
+	// Building Kg costs about one gradient and six second derivatives per
+	// influence entry, a direct ApplyDJT about 2.3 such evaluations per
+	// point: build once the calls made would have paid for it (the
+	// ski-rental rule, within 2× of the best choice made in hindsight).
+	m.kgBuildAfter = max(2, (3*len(w.Frames)+w.NumPoints()-1)/w.NumPoints())
+	m.kg, m.kgF, m.kgValid, m.kgCalls = nil, nil, false, 0
 	mapAll(m)
 	return nil
 }
@@ -357,6 +392,7 @@ func (m *DualQuaternionSkinningMapping) checkFrames(parentLen int) {
 // at every point, then x, or F.
 func (m *DualQuaternionSkinningMapping) Apply(childX, parentX []float64) {
 	m.checkFrames(len(parentX))
+	m.kgValid, m.kgCalls = false, 0
 	for k := range m.g {
 		c := parentX[7*k : 7*k+7]
 		m.curT[k] = vec{c[0], c[1], c[2]}
@@ -581,9 +617,19 @@ func (pt *dqPoint) fHessian(X vec, gr *fGrad, dB *dquat, dW *[3]dquat, dgB *dqua
 func (m *DualQuaternionSkinningMapping) ApplyJT(parentF, childF []float64) {
 	nf := len(m.g)
 	acc := m.acc[:8*nf]
+	m.blendForces(acc, childF)
+	for k := 0; k < nf; k++ {
+		gam := loadDQ(acc[8*k:])
+		frameForce(parentF[6*k:6*k+6], &gam, m.curT[k], &m.g[k], m.restT[k], 1)
+	}
+}
+
+// blendForces sets acc (8 per frame) to the dual quaternion forces γᵢ of
+// the child force childF.
+func (m *DualQuaternionSkinningMapping) blendForces(acc, childF []float64) {
 	clear(acc)
 	w := &m.weights
-	m.loop.accumulate(w.NumPoints(), 8*nf, acc, func(a []float64, lo, hi int) {
+	m.loop.accumulate(w.NumPoints(), len(acc), acc, func(a []float64, lo, hi int) {
 		var gr fGrad
 		for p := lo; p < hi; p++ {
 			pt := &m.blend[p]
@@ -606,21 +652,43 @@ func (m *DualQuaternionSkinningMapping) ApplyJT(parentF, childF []float64) {
 			}
 		}
 	})
-	for k := 0; k < nf; k++ {
-		gam := loadDQ(acc[8*k:])
-		frameForce(parentF[6*k:6*k+6], &gam, m.curT[k], &m.g[k], m.restT[k], 1)
-	}
 }
 
 // ApplyDJT implements graph.Mapping: the derivative of Jᵀf for a parent
 // direction dx, f fixed: per frame Lᵢᵀ dγᵢ + (dLᵢ)ᵀ γᵢ, with dγᵢ the
 // derivative of γᵢ (the second derivatives of x or F in B and W_k, in the
 // direction dB = Σ w dĝ, dW_k = Σ ∂_k w dĝ).
+//
+// A conjugate-gradient solve asks for many products at one configuration
+// and one child force. Once the calls with the same force since the last
+// Apply would have paid for it, the mapping assembles the dense matrix
+// Kg = ∂(Jᵀf)/∂x (6 nf × 6 nf; frames are few) and answers by a
+// matrix–vector product; Apply or a different child force drops it.
 func (m *DualQuaternionSkinningMapping) ApplyDJT(parentDf, parentDx, childF []float64, kFactor float64) {
 	if kFactor == 0 {
 		return
 	}
 	nf := len(m.g)
+	if len(m.kgF) != len(childF) || !slices.Equal(m.kgF, childF) {
+		m.kgF = append(m.kgF[:0], childF...)
+		m.kgValid, m.kgCalls = false, 0
+	}
+	m.kgCalls++
+	if !m.kgValid && m.kgCalls >= m.kgBuildAfter && nf <= kgMaxFrames {
+		m.buildKg(childF)
+	}
+	if m.kgValid {
+		n := 6 * nf
+		for r := 0; r < n; r++ {
+			row := m.kg[n*r : n*r+n : n*r+n]
+			sum := 0.0
+			for c, v := range row {
+				sum += v * parentDx[c]
+			}
+			parentDf[r] += kFactor * sum
+		}
+		return
+	}
 	m.blendTangent(parentDx)
 	acc := m.acc[:16*nf]
 	clear(acc)
@@ -665,6 +733,123 @@ func (m *DualQuaternionSkinningMapping) ApplyDJT(parentDf, parentDx, childF []fl
 		frameForce(out, &dgam, m.curT[k], &m.g[k], m.restT[k], kFactor)
 		frameForceDerivative(out, &gam, parentDx[6*k:6*k+6], m.curT[k], &m.g[k], m.restT[k], kFactor)
 	}
+}
+
+// kgMaxFrames bounds the frames for which Kg is assembled (a dense
+// (6·64)² matrix is 1.2 MB; more frames use the direct products only).
+const kgMaxFrames = 64
+
+// buildKg assembles Kg column by column: column (j, c) is the derivative of
+// Jᵀf along the unit direction c of frame j, which moves only the points
+// frame j influences (dB = w_j dĝ_j, dW_k = ∂_k w_j dĝ_j) plus the frame's
+// own (dL_j)ᵀγ_j. Frames are processed in parallel, each writing its own
+// columns, so the result does not depend on the number of goroutines.
+func (m *DualQuaternionSkinningMapping) buildKg(childF []float64) {
+	nf := len(m.g)
+	n := 6 * nf
+	if cap(m.kg) < n*n {
+		m.kg = make([]float64, n*n)
+	}
+	m.kg = m.kg[:n*n]
+	gam := m.acc[:8*nf]
+	m.blendForces(gam, childF)
+	w := &m.weights
+	parallelEach(nf, func(j int) {
+		var unit [6]float64
+		var tang [6]dquat
+		for c := range tang {
+			unit = [6]float64{}
+			unit[c] = 1
+			tang[c] = frameTangent(unit[:], m.curT[j], &m.g[j], m.restT[j])
+		}
+		dgam := make([]dquat, 6*nf) // [c][frame]
+		var gr fGrad
+		var dB, dgB dquat
+		var dW, dgW [3]dquat
+		for _, e := range m.frameEntries[j] {
+			p := m.entryPoint[e]
+			pt := &m.blend[p]
+			X := vecAt(m.rest, p)
+			var gB dquat
+			var f vec
+			if m.gradientsOutput {
+				pt.fGradient(childF[9*p:9*p+9], X, &gr)
+			} else {
+				f = vecAt(childF, p)
+				gB = pt.pointGrad(f, X)
+			}
+			for c := range tang {
+				dB = dquat{}
+				dB.axpy(w.Weights[e], &tang[c])
+				if m.gradientsOutput {
+					dg := &w.Gradients[e]
+					for k := 0; k < 3; k++ {
+						dW[k] = dquat{}
+						dW[k].axpy(dg[k], &tang[c])
+					}
+					pt.fHessian(X, &gr, &dB, &dW, &dgB, &dgW)
+				} else {
+					dgB = pt.pointHess(f, X, &gB, &dB)
+				}
+				for e2 := w.Offsets[p]; e2 < w.Offsets[p+1]; e2++ {
+					d := &dgam[6*w.Frames[e2]+c]
+					d.axpy(w.Weights[e2], &dgB)
+					if m.gradientsOutput {
+						dg := &w.Gradients[e2]
+						d.axpy(dg[0], &dgW[0])
+						d.axpy(dg[1], &dgW[1])
+						d.axpy(dg[2], &dgW[2])
+					}
+				}
+			}
+		}
+		gj := loadDQ(gam[8*j:])
+		for c := range tang {
+			col := 6*j + c
+			unit = [6]float64{}
+			unit[c] = 1
+			for i := 0; i < nf; i++ {
+				var out [6]float64
+				frameForce(out[:], &dgam[6*i+c], m.curT[i], &m.g[i], m.restT[i], 1)
+				if i == j {
+					frameForceDerivative(out[:], &gj, unit[:], m.curT[j], &m.g[j], m.restT[j], 1)
+				}
+				for r := 0; r < 6; r++ {
+					m.kg[n*(6*i+r)+col] = out[r]
+				}
+			}
+		}
+	})
+	m.kgValid = true
+}
+
+// parallelEach calls body(i) for i in [0, n) on up to GOMAXPROCS
+// goroutines; each i runs on exactly one goroutine.
+func parallelEach(n int, body func(i int)) {
+	w := min(runtime.GOMAXPROCS(0), n)
+	if w <= 1 {
+		for i := 0; i < n; i++ {
+			body(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	work := func() {
+		for {
+			i := int(next.Add(1) - 1)
+			if i >= n {
+				return
+			}
+			body(i)
+		}
+	}
+	wg.Add(w - 1)
+	for i := 1; i < w; i++ {
+		go func() { defer wg.Done(); work() }()
+	}
+	work()
+	wg.Wait()
 }
 
 // Deform returns the deformed position x and the deformation gradient F

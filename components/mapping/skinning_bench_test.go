@@ -93,7 +93,8 @@ func benchSkinning(b *testing.B, m skinningMapping, affine bool, ct graph.Templa
 
 // BenchmarkSkinning measures one Apply, ApplyJ, ApplyJT and ApplyDJT of
 // 1,000 samples × 4 frames for each mapping, parent and child template
-// (the per-iteration cost of a CG step is ApplyJ + ApplyJT + ApplyDJT).
+// (the per-iteration cost of a CG step is ApplyJ + ApplyJT + ApplyDJT),
+// and ApplyDJT with a new child force at every call (no reuse).
 func BenchmarkSkinning(b *testing.B) {
 	cases := []struct {
 		name   string
@@ -128,9 +129,27 @@ func BenchmarkSkinning(b *testing.B) {
 					m.ApplyJT(parentF, f)
 				}
 			})
+			// Repeated calls with one child force, as in a CG solve: DQS
+			// switches to its assembled matrix after a few calls.
 			b.Run(prefix+"ApplyDJT", func(b *testing.B) {
 				for b.Loop() {
 					m.ApplyDJT(parentF, v, f, 1)
+				}
+			})
+			// A new child force at every call: the direct products.
+			fNeg := make([]float64, len(f))
+			for i := range f {
+				fNeg[i] = -f[i]
+			}
+			b.Run(prefix+"ApplyDJT-newforce", func(b *testing.B) {
+				i := 0
+				for b.Loop() {
+					if i%2 == 0 {
+						m.ApplyDJT(parentF, v, f, 1)
+					} else {
+						m.ApplyDJT(parentF, v, fNeg, 1)
+					}
+					i++
 				}
 			})
 		}

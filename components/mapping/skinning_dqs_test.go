@@ -161,3 +161,50 @@ func TestSkinningRigidMotion(t *testing.T) {
 		}
 	}
 }
+
+// TestDualQuaternionSkinningStiffnessCache: repeated ApplyDJT calls with one
+// child force (a CG solve) switch to the assembled matrix Kg; its products
+// must equal the direct ones (the same sums in another order: agreement to
+// 1e-12 of the largest entry), and Apply or a new force must drop it.
+func TestDualQuaternionSkinningStiffnessCache(t *testing.T) {
+	for _, ct := range []graph.Template{graph.Vec3, graph.F331} {
+		direct, pos, _, _ := dqsFixture(t, 17, ct, 4, 80, 2)
+		cached, _, _, _ := dqsFixture(t, 17, ct, 4, 80, 2)
+		rng := rand.New(rand.NewPCG(4, 4))
+		child := make([]float64, direct.To().Size()*ct.CoordSize())
+		f := graphtest.RandomDeriv(rng, direct.To().Size()*ct.DerivSize(), 1)
+		cached.Apply(child, pos)
+		worst, scale := 0.0, 0.0
+		for call := 0; call < 20; call++ {
+			dx := graphtest.RandomDeriv(rng, len(pos)/7*6, 1)
+			want := make([]float64, len(dx))
+			direct.Apply(child, pos) // drops any cache: always the direct products
+			direct.ApplyDJT(want, dx, f, 0.7)
+			got := make([]float64, len(dx))
+			cached.ApplyDJT(got, dx, f, 0.7)
+			for i := range got {
+				worst = max(worst, math.Abs(got[i]-want[i]))
+				scale = max(scale, math.Abs(want[i]))
+			}
+		}
+		t.Logf("%s: cached vs direct geometric stiffness: %.3g (scale %.3g)", ct.Name(), worst, scale)
+		if worst > 1e-12*scale {
+			t.Errorf("%s: cached geometric stiffness differs from the direct products by %.3g (scale %.3g)", ct.Name(), worst, scale)
+		}
+		// A new force and a new configuration must not reuse the matrix.
+		f2 := graphtest.RandomDeriv(rng, len(f), 1)
+		graphtest.CheckMapping(t, cached, pos, graphtest.Options{Tolerance: fdTolerance})
+		dx := graphtest.RandomDeriv(rng, len(pos)/7*6, 1)
+		want, got := make([]float64, len(dx)), make([]float64, len(dx))
+		direct.Apply(child, pos)
+		direct.ApplyDJT(want, dx, f2, 1)
+		cached.Apply(child, pos)
+		for call := 0; call < 20; call++ {
+			clear(got)
+			cached.ApplyDJT(got, dx, f2, 1)
+		}
+		if d := maxAbsDiff(got, want); d > 1e-12*scale {
+			t.Errorf("%s: after a new force, cached products differ by %.3g", ct.Name(), d)
+		}
+	}
+}
