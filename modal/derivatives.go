@@ -2,7 +2,6 @@ package modal
 
 import (
 	"fmt"
-	"runtime"
 	"sync"
 
 	"github.com/sofago/sofago/sparse"
@@ -10,10 +9,7 @@ import (
 
 // DerivativeOptions controls ModalDerivatives.
 type DerivativeOptions struct {
-	// Workers is the number of goroutines (0: GOMAXPROCS).
-	Workers int
-	// Progress, if not nil, is called after each solved pair (from the
-	// worker goroutines, serialised).
+	// Progress, if not nil, is called as pairs are solved (serialised).
 	Progress func(done, total int)
 }
 
@@ -36,9 +32,10 @@ func PairIndex(i, j, k int) int {
 //	K Φᵢⱼ = −(H:ψᵢ)ψⱼ,   Φ = 0 at the fixed DOFs,
 //
 // for i ≤ j in PairIndex order, unnormalised (as VegaFEM). The right-hand
-// sides are computed element by element (System.HessianContraction) and
-// the systems solved with one sparse Cholesky factorisation of K, pairs in
-// parallel.
+// sides are computed element by element (System.HessianContraction),
+// pairs in parallel, and the systems solved with the cached sparse
+// Cholesky factorisation of K (the one LinearModes used), eight
+// right-hand sides per multi-vector solve.
 //
 // For an unconstrained body (modes.Rigid > 0; Barbič & James appendix D)
 // K is singular, its null space the rigid modes R (M-orthonormal): the
@@ -56,72 +53,79 @@ func ModalDerivatives(sys *System, modes *Modes, opt DerivativeOptions) ([][]flo
 		return nil, fmt.Errorf("modal: ModalDerivatives: no force field of %q can contract its Hessian (HessianContractor)", sys.State.Base().Path())
 	}
 	nf := len(sys.Free)
-	var solve func(x, b []float64) error
+	npairs := NumPairs(k)
+	pairs := make([][2]int, 0, npairs)
+	for i := 0; i < k; i++ {
+		for j := i; j < k; j++ {
+			pairs = append(pairs, [2]int{i, j})
+		}
+	}
+	// Right-hand sides, element by element, pairs in parallel.
+	rhs := make([][]float64, npairs)
+	errs := make([]error, npairs)
+	parallelFor(npairs, func(p int) {
+		full := make([]float64, sys.Size)
+		if errs[p] = sys.HessianContraction(full, modes.Vectors[pairs[p][0]], modes.Vectors[pairs[p][1]]); errs[p] != nil {
+			return
+		}
+		r := make([]float64, nf)
+		sys.Restrict(r, full)
+		for q := range r {
+			r[q] = -r[q]
+		}
+		rhs[p] = r
+	})
+	for p, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("modal: derivative %v: %w", pairs[p], err)
+		}
+	}
+	if opt.Progress != nil {
+		opt.Progress(0, npairs)
+	}
+	sol := make([][]float64, npairs)
+	for p := range sol {
+		sol[p] = make([]float64, nf)
+	}
 	if modes.Rigid == 0 {
 		chol, err := sys.factorK()
 		if err != nil {
 			return nil, fmt.Errorf("modal: ModalDerivatives: factorising K: %w", err)
 		}
-		solve = func(x, b []float64) error { chol.Solve(x, b); return nil }
+		// Multi-vector solves, a block of up to 8 at a time.
+		for p0 := 0; p0 < npairs; p0 += 8 {
+			p1 := min(p0+8, npairs)
+			chol.SolveMany(sol[p0:p1], rhs[p0:p1])
+			if opt.Progress != nil {
+				opt.Progress(p1, npairs)
+			}
+		}
 	} else {
-		var err error
-		if solve, err = deflatedSolver(sys, modes); err != nil {
+		solve, err := deflatedSolver(sys, modes)
+		if err != nil {
 			return nil, err
 		}
-	}
-	npairs := NumPairs(k)
-	out := make([][]float64, npairs)
-	workers := opt.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	type pair struct{ i, j, idx int }
-	jobs := make(chan pair)
-	var mu sync.Mutex
-	var firstErr error
-	done := 0
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			full := make([]float64, sys.Size)
-			rhs := make([]float64, nf)
-			for p := range jobs {
-				err := sys.HessianContraction(full, modes.Vectors[p.i], modes.Vectors[p.j])
-				if err == nil {
-					sys.Restrict(rhs, full)
-					for q := range rhs {
-						rhs[q] = -rhs[q]
-					}
-					x := make([]float64, nf)
-					if err = solve(x, rhs); err == nil {
-						phi := make([]float64, sys.Size)
-						sys.Expand(phi, x)
-						out[p.idx] = phi
-					}
-				}
+		var mu sync.Mutex
+		done := 0
+		parallelFor(npairs, func(p int) {
+			errs[p] = solve(sol[p], rhs[p])
+			if opt.Progress != nil {
 				mu.Lock()
-				if err != nil && firstErr == nil {
-					firstErr = fmt.Errorf("modal: derivative (%d, %d): %w", p.i, p.j, err)
-				}
 				done++
-				if opt.Progress != nil {
-					opt.Progress(done, npairs)
-				}
+				opt.Progress(done, npairs)
 				mu.Unlock()
 			}
-		}()
-	}
-	for i := 0; i < k; i++ {
-		for j := i; j < k; j++ {
-			jobs <- pair{i, j, PairIndex(i, j, k)}
+		})
+		for p, err := range errs {
+			if err != nil {
+				return nil, fmt.Errorf("modal: derivative %v: %w", pairs[p], err)
+			}
 		}
 	}
-	close(jobs)
-	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
+	out := make([][]float64, npairs)
+	for p := range out {
+		out[p] = make([]float64, sys.Size)
+		sys.Expand(out[p], sol[p])
 	}
 	return out, nil
 }

@@ -180,9 +180,10 @@ func negativeShift(K, M *sparse.CSR) float64 {
 // the eigenvalues nearest σ to its largest ones, θ = 1/(λ − σ) (Ericsson
 // & Ruhe 1980; Grimes, Lewis & Simon 1994). The basis Q is kept
 // M-orthonormal by full reorthogonalisation (classical Gram–Schmidt,
-// twice), T is applied to blocks of up to 8 vectors (the solves in
-// parallel on one sparse Cholesky factor of K − σM, nested-dissection
-// ordered when the rows have coordinates), and Rayleigh–Ritz on
+// twice), T is applied to blocks of up to 8 vectors (one multi-vector
+// solve on the sparse Cholesky factor of K − σM; LinearModes orders it by
+// nested dissection on the mesh, Eigen by minimum degree), and
+// Rayleigh–Ritz on
 // H = QᵀM T Q gives the Ritz pairs (θ, x = Qs). With V the part of the
 // last block's images outside span(Q), T x − θx = V s_last, so the
 // residual |T x − θx|_M = |s_lastᵀ (VᵀMV) s_last|^½ costs nothing; a
@@ -344,13 +345,13 @@ func (ks *krylov) expand() [][]float64 {
 	m := len(ks.q)
 	blk := ks.q[ks.last:m]
 	W := make([][]float64, len(blk))
+	MQ := make([][]float64, len(blk))
 	parallelFor(len(blk), func(j int) {
-		mq := make([]float64, ks.n)
-		ks.M.MulVec(mq, blk[j])
-		w := make([]float64, ks.n)
-		ks.chol.Solve(w, mq)
-		W[j] = w
+		MQ[j] = make([]float64, ks.n)
+		ks.M.MulVec(MQ[j], blk[j])
+		W[j] = make([]float64, ks.n)
 	})
+	ks.chol.SolveMany(W, MQ)
 	for len(ks.h) < m {
 		ks.h = append(ks.h, make([]float64, 0, m))
 	}

@@ -10,9 +10,11 @@ import (
 // SnapshotRecorder records deformation snapshots of its node's state during
 // a full simulation, the data from which modal.SnapshotBasis builds a
 // data-driven reduced basis by mass-PCA ("empirical eigenvectors",
-// Barbič & James 2005 Sec. 5.2 and appendix A): every `every` steps from
-// step `start` on, the displacement u = x − x_rest (the state's Position
-// minus its RestPosition, one full derivative vector) becomes one column.
+// Barbič & James 2005 Sec. 5.2 and appendix A): at the end of every step
+// s ≥ start with s − start a multiple of `every` (steps count from 1; the
+// initial state, a zero displacement, is never recorded), the
+// displacement u = x − x_rest (the state's Position minus its
+// RestPosition, one full derivative vector) becomes one column.
 // The snapshots are written when the scene closes, atomically, as a
 // rows×cols matrix (rows = the state's vector length, cols = the number of
 // snapshots) in the format of the file name's extension (modal.WriteBasis:
@@ -25,7 +27,7 @@ type SnapshotRecorder struct {
 	graph.ObjectBase
 	Filename     string `toml:"filename" doc:"snapshot file, relative to the scene file's folder; format by extension (.txt text, .U/.bin VegaFEM binary, .json)" required:"true"`
 	Every        int    `toml:"every" doc:"record a snapshot every N steps" range:"[1,inf)"`
-	Start        int    `toml:"start" doc:"first step that may be recorded (0: the initial state)" range:"[0,inf)"`
+	Start        int    `toml:"start" doc:"first step that may be recorded (steps count from 1; with start = 0 the steps every, 2·every, ...)" range:"[0,inf)"`
 	MaxSnapshots int    `toml:"maxSnapshots" doc:"stop recording after this many snapshots (0: no limit)" range:"[0,inf)"`
 
 	state graph.State
