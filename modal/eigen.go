@@ -232,164 +232,172 @@ func eigenShiftInvert(K, M *sparse.CSR, chol *sparse.Cholesky, k int, opt EigenO
 	maxBasis = min(maxBasis, n)
 	bs := min(k, 8, n)
 
-	ks := &krylov{n: n, M: M, chol: chol, mv: make([]float64, n)}
+	ks := &krylov{n: n, M: M, chol: chol, qbuf: make([]float64, 0, maxBasis*n)}
 	rng := rand.New(rand.NewPCG(0x5eed, uint64(n)))
-	block := make([][]float64, bs)
-	for j := range block {
-		v := make([]float64, n)
-		for i := range v {
-			v[i] = rng.Float64()*2 - 1
-		}
-		block[j] = v
+	block := make([]float64, bs*n)
+	for i := range block {
+		block[i] = rng.Float64()*2 - 1
 	}
-	ks.orthonormalise(block, rng, true)
+	ks.append(block, bs, rng)
 	for {
 		if opt.Progress != nil {
-			opt.Progress(len(ks.q), maxBasis)
+			opt.Progress(ks.m, maxBasis)
 		}
-		V := ks.expand() // images of the last block, orthogonalised against Q
-		S, conv := ks.ritz(k, V, tol)
-		if conv || len(ks.q) >= maxBasis {
+		V, b := ks.expand() // images of the last block, orthogonalised against Q
+		// Rayleigh–Ritz once the basis can hold the wanted pairs with some
+		// room (earlier checks cannot succeed and cost an m×m eigensolve).
+		var S *mat.Dense
+		conv := false
+		if ks.m >= min(2*k, maxBasis) || ks.m+b > maxBasis {
+			S, conv = ks.ritz(k, V, b, tol)
+		}
+		if conv || ks.m >= maxBasis {
 			if !conv {
-				return nil, nil, fmt.Errorf("modal: Eigen: %d eigenpairs did not converge to %g within a basis of %d vectors (raise MaxBasis)", k, tol, len(ks.q))
+				return nil, nil, fmt.Errorf("modal: Eigen: %d eigenpairs did not converge to %g within a basis of %d vectors (raise MaxBasis)", k, tol, ks.m)
 			}
 			return ks.finish(K, S, k)
 		}
-		if room := maxBasis - len(ks.q); len(V) > room {
-			V = V[:room]
-		}
-		if ks.orthonormalise(V, rng, false) == 0 {
-			return nil, nil, fmt.Errorf("modal: Eigen: the Krylov space is exhausted at dimension %d", len(ks.q))
+		b = min(b, maxBasis-ks.m)
+		if ks.append(V[:b*n], b, rng) == 0 {
+			return nil, nil, fmt.Errorf("modal: Eigen: the Krylov space is exhausted at dimension %d", ks.m)
 		}
 	}
 }
 
 // krylov is the state of Eigen's block Krylov iteration: the M-orthonormal
-// basis q and H = QᵀM T Q (h[i][j], symmetric), filled for the blocks
-// whose images have been computed.
+// basis Q (m rows of n in qbuf, row-major), the first index of the last
+// block, and H = QᵀM T Q (h[i][j], symmetric) for the blocks whose images
+// have been computed. Block operations go through gonum's BLAS (gemm), so
+// the basis is read once per block rather than once per vector.
 type krylov struct {
-	n     int
-	M     *sparse.CSR
-	chol  *sparse.Cholesky
-	q     [][]float64
-	h     [][]float64
-	last  int // first index of the last block
-	mv    []float64
-	cpass []float64
+	n, m int
+	M    *sparse.CSR
+	chol *sparse.Cholesky
+	qbuf []float64
+	h    [][]float64
+	last int
 }
 
-// orthonormalise M-orthogonalises the vectors against the basis (twice)
-// and each other, and appends them as a new block; a vector that keeps
-// less than 1e-8 of its M-norm is replaced by a random one (once: the
+func (ks *krylov) q(i int) []float64 { return ks.qbuf[i*ks.n : (i+1)*ks.n] }
+
+// mulM returns M·V for the b rows of V (row-major b×n), rows in parallel.
+func (ks *krylov) mulM(V []float64, b int) []float64 {
+	n := ks.n
+	out := make([]float64, b*n)
+	parallelFor(b, func(i int) { ks.M.MulVec(out[i*n:(i+1)*n], V[i*n:(i+1)*n]) })
+	return out
+}
+
+// project removes from the b rows of V their M-projections on the basis,
+// V ← V − (V M Qᵀ) Q, and returns the coefficients of the pass
+// (b×m row-major: c[i·m + j] = vᵢᵀ M qⱼ).
+func (ks *krylov) project(V []float64, b int) []float64 {
+	m, n := ks.m, ks.n
+	if m == 0 {
+		return nil
+	}
+	MV := ks.mulM(V, b)
+	Q := blas64.General{Rows: m, Cols: n, Stride: n, Data: ks.qbuf[:m*n]}
+	C := blas64.General{Rows: b, Cols: m, Stride: m, Data: make([]float64, b*m)}
+	blas64.Gemm(blas.NoTrans, blas.Trans, 1, blas64.General{Rows: b, Cols: n, Stride: n, Data: MV}, Q, 0, C)
+	blas64.Gemm(blas.NoTrans, blas.NoTrans, -1, C, Q, 1, blas64.General{Rows: b, Cols: n, Stride: n, Data: V})
+	return C.Data
+}
+
+// append M-orthogonalises the b rows of V against the basis (block
+// classical Gram–Schmidt, twice) and against each other (one by one,
+// twice), normalises them and appends them as a new block. A row that
+// keeps less than 1e-8 of its M-norm is replaced by a random vector (the
 // Krylov relation loses that part, which only delays convergence). It
 // returns the number appended.
-func (ks *krylov) orthonormalise(block [][]float64, rng *rand.Rand, first bool) int {
-	ks.last = len(ks.q)
+func (ks *krylov) append(V []float64, b int, rng *rand.Rand) int {
+	n := ks.n
+	MV := ks.mulM(V, b)
+	n0 := make([]float64, b)
+	for i := range n0 {
+		n0[i] = math.Sqrt(math.Max(dot(V[i*n:(i+1)*n], MV[i*n:(i+1)*n]), 0))
+	}
+	ks.project(V, b)
+	ks.project(V, b)
+	ks.last = ks.m
 	added := 0
-	for _, v := range block {
+	mv := make([]float64, n)
+	for i := 0; i < b && ks.m < n; i++ {
+		v := V[i*n : (i+1)*n]
 		for attempt := 0; attempt < 2; attempt++ {
-			ks.M.MulVec(ks.mv, v)
-			n0 := math.Sqrt(math.Max(dot(v, ks.mv), 0))
 			for pass := 0; pass < 2; pass++ {
-				ks.orthogonalise(v)
+				ks.M.MulVec(mv, v)
+				for j := ks.last; j < ks.m; j++ {
+					axpy(v, -dot(ks.q(j), mv), ks.q(j))
+				}
+				if attempt > 0 { // a random replacement: against everything
+					ks.project(v, 1)
+				}
 			}
-			ks.M.MulVec(ks.mv, v)
-			n1 := math.Sqrt(math.Max(dot(v, ks.mv), 0))
-			if n1 > 1e-8*n0 && n1 > 0 {
+			ks.M.MulVec(mv, v)
+			n1 := math.Sqrt(math.Max(dot(v, mv), 0))
+			if n1 > 1e-8*n0[i] && n1 > 0 {
 				scale(v, 1/n1)
-				ks.q = append(ks.q, v)
+				ks.qbuf = append(ks.qbuf, v...)
+				ks.m++
 				added++
 				break
 			}
-			if len(ks.q) >= ks.n {
-				break
+			for q := range v {
+				v[q] = rng.Float64()*2 - 1
 			}
-			v = make([]float64, ks.n)
-			for i := range v {
-				v[i] = rng.Float64()*2 - 1
-			}
+			ks.M.MulVec(mv, v)
+			n0[i] = math.Sqrt(dot(v, mv))
 		}
 	}
 	return added
 }
 
-// orthogonalise removes from v its M-projections on the basis:
-// v ← v − Q Qᵀ(Mv).
-func (ks *krylov) orthogonalise(v []float64) {
-	m := len(ks.q)
-	if m == 0 {
-		return
+// expand computes the images W = T Q_last of the last block (one
+// multi-vector solve), fills H's columns (and, by symmetry, rows) for
+// them from the first projection pass, and returns the images with their
+// components in span(Q) removed (twice), row-major b×n.
+func (ks *krylov) expand() ([]float64, int) {
+	m, n := ks.m, ks.n
+	b := m - ks.last
+	MQ := ks.mulM(ks.qbuf[ks.last*n:m*n], b)
+	W := make([]float64, b*n)
+	Ws := make([][]float64, b)
+	MQs := make([][]float64, b)
+	for j := 0; j < b; j++ {
+		Ws[j], MQs[j] = W[j*n:(j+1)*n], MQ[j*n:(j+1)*n]
 	}
-	ks.M.MulVec(ks.mv, v)
-	c := ks.coeffs(ks.mv)
-	for j := 0; j < m; j++ {
-		axpy(v, -c[j], ks.q[j])
-	}
-}
-
-// coeffs returns qⱼ·x for every basis vector (in parallel chunks).
-func (ks *krylov) coeffs(x []float64) []float64 {
-	m := len(ks.q)
-	if cap(ks.cpass) < m {
-		ks.cpass = make([]float64, m)
-	}
-	c := ks.cpass[:m]
-	parallelFor(m, func(j int) { c[j] = dot(ks.q[j], x) })
-	return c
-}
-
-// expand computes the images W = T Q_last of the last block (solves in
-// parallel), fills H's columns (and, by symmetry, rows) for them, and
-// returns the images with their components in span(Q) removed (twice).
-func (ks *krylov) expand() [][]float64 {
-	m := len(ks.q)
-	blk := ks.q[ks.last:m]
-	W := make([][]float64, len(blk))
-	MQ := make([][]float64, len(blk))
-	parallelFor(len(blk), func(j int) {
-		MQ[j] = make([]float64, ks.n)
-		ks.M.MulVec(MQ[j], blk[j])
-		W[j] = make([]float64, ks.n)
-	})
-	ks.chol.SolveMany(W, MQ)
+	ks.chol.SolveMany(Ws, MQs)
 	for len(ks.h) < m {
-		ks.h = append(ks.h, make([]float64, 0, m))
+		ks.h = append(ks.h, nil)
 	}
 	for i := range ks.h {
 		for len(ks.h[i]) < m {
 			ks.h[i] = append(ks.h[i], 0)
 		}
 	}
-	for jb, w := range W {
+	C := ks.project(W, b) // C[jb·m + i] = wⱼᵀ M qᵢ = qᵢᵀ M T qⱼ
+	for jb := 0; jb < b; jb++ {
 		j := ks.last + jb
-		ks.M.MulVec(ks.mv, w)
-		c := ks.coeffs(ks.mv) // qᵢᵀ M T qⱼ
 		for i := 0; i < m; i++ {
+			c := C[jb*m+i]
 			if i >= ks.last && i < j {
-				continue // both in the block: averaged below
+				v := 0.5 * (ks.h[i][j] + c) // both in the block: symmetrise
+				ks.h[i][j], ks.h[j][i] = v, v
+				continue
 			}
-			ks.h[i][j] = c[i]
-			ks.h[j][i] = c[i]
-			if i >= ks.last {
-				ks.h[i][j] = 0.5 * (ks.h[i][j] + ks.h[j][i])
-			}
-		}
-		for i := ks.last; i < j; i++ {
-			v := 0.5 * (ks.h[i][j] + c[i])
-			ks.h[i][j], ks.h[j][i] = v, v
-		}
-		for pass := 0; pass < 2; pass++ {
-			ks.orthogonalise(w)
+			ks.h[i][j], ks.h[j][i] = c, c
 		}
 	}
-	return W
+	ks.project(W, b)
+	return W, b
 }
 
-// ritz solves the projected problem on H and returns the eigenvectors S
-// (columns: H's eigenvectors, ascending θ) and whether the k of largest θ
-// are converged, from the residual norms |V s_last|_M.
-func (ks *krylov) ritz(k int, V [][]float64, tol float64) (*mat.Dense, bool) {
-	m := len(ks.q)
+// ritz solves the projected problem on H and returns its eigenvectors S
+// (columns, ascending θ) and whether the k of largest θ are converged,
+// from the residual norms |V s_last|_M (V: the b rows returned by expand).
+func (ks *krylov) ritz(k int, V []float64, b int, tol float64) (*mat.Dense, bool) {
+	m, n := ks.m, ks.n
 	if m < k {
 		return nil, false
 	}
@@ -406,21 +414,14 @@ func (ks *krylov) ritz(k int, V [][]float64, tol float64) (*mat.Dense, bool) {
 	th := es.Values(nil) // ascending
 	S := new(mat.Dense)
 	es.VectorsTo(S)
-	// C = VᵀMV.
-	b := len(V)
-	C := make([]float64, b*b)
-	mvs := make([][]float64, b)
-	parallelFor(b, func(i int) {
-		mvs[i] = make([]float64, ks.n)
-		ks.M.MulVec(mvs[i], V[i])
-	})
+	MV := ks.mulM(V, b)
+	C := make([]float64, b*b) // VᵀMV
 	for i := 0; i < b; i++ {
 		for j := i; j < b; j++ {
-			C[i*b+j] = dot(V[i], mvs[j])
+			C[i*b+j] = dot(V[i*n:(i+1)*n], MV[j*n:(j+1)*n])
 			C[j*b+i] = C[i*b+j]
 		}
 	}
-	conv := true
 	for c := 0; c < k; c++ {
 		col := m - 1 - c
 		theta := th[col]
@@ -432,26 +433,29 @@ func (ks *krylov) ritz(k int, V [][]float64, tol float64) (*mat.Dense, bool) {
 			}
 		}
 		if !(theta > 0) || math.Sqrt(math.Max(r2, 0)) > tol*theta {
-			conv = false
-			break
+			return S, false
 		}
 	}
-	return S, conv
+	return S, true
 }
 
-// finish forms the k Ritz vectors of largest θ, their Rayleigh quotients
-// (ascending), M-normalised, signs fixed.
+// finish forms the k Ritz vectors of largest θ (one gemm), their Rayleigh
+// quotients (ascending), M-normalised, signs fixed.
 func (ks *krylov) finish(K *sparse.CSR, S *mat.Dense, k int) ([]float64, [][]float64, error) {
-	m := len(ks.q)
+	m, n := ks.m, ks.n
+	Sk := blas64.General{Rows: k, Cols: m, Stride: m, Data: make([]float64, k*m)}
+	for c := 0; c < k; c++ {
+		for j := 0; j < m; j++ {
+			Sk.Data[c*m+j] = S.At(j, m-1-c)
+		}
+	}
+	X := blas64.General{Rows: k, Cols: n, Stride: n, Data: make([]float64, k*n)}
+	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, Sk, blas64.General{Rows: m, Cols: n, Stride: n, Data: ks.qbuf[:m*n]}, 0, X)
 	vecs := make([][]float64, k)
 	out := make([]float64, k)
 	parallelFor(k, func(c int) {
-		col := m - 1 - c
-		x := make([]float64, ks.n)
-		for j := 0; j < m; j++ {
-			axpy(x, S.At(j, col), ks.q[j])
-		}
-		tmp := make([]float64, ks.n)
+		x := X.Data[c*n : (c+1)*n : (c+1)*n]
+		tmp := make([]float64, n)
 		K.MulVec(tmp, x)
 		kx := dot(x, tmp)
 		ks.M.MulVec(tmp, x)
