@@ -73,9 +73,11 @@ func (b *KeyBuilder) Floats(name string, v []float64) {
 func (b *KeyBuilder) Ints(name string, v []int) {
 	b.String(name)
 	b.Int(len(v))
-	for _, x := range v {
-		b.Int(x)
+	buf := make([]byte, 8*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint64(buf[8*i:], uint64(x))
 	}
+	b.h.Write(buf)
 }
 
 // Bytes adds tagged raw bytes (e.g. a basis file's content).
@@ -141,7 +143,10 @@ func WriteCache(path string, key Key, p *Precomputed) error {
 		return fmt.Errorf("reduced cache: %w", err)
 	}
 	name := tmp.Name()
-	_, err = tmp.Write(buf.Bytes())
+	err = tmp.Chmod(0o644)
+	if err == nil {
+		_, err = tmp.Write(buf.Bytes())
+	}
 	if err == nil {
 		err = tmp.Sync()
 	}

@@ -25,6 +25,12 @@ import (
 // ReducedStVKForceField) or a file (basisFile, any format modal.ReadBasis
 // reads).
 //
+// A selection (indices or box, on the rest positions of the basis source's
+// mesh) maps only those vertices: the child holds just them, x_s = x₀_s +
+// U_s q, and costs r per point. Loads, contacts and sensors on a few points
+// then stay independent of the mesh size, while a non-mechanical
+// SubspaceMapping of the whole mesh provides the output.
+//
 // Cost: Apply and ApplyJ are one dense product U q (3n·r multiply–adds,
 // blas64.Gemv). ApplyJT skips the vertices whose force is zero, so a
 // sparse load (a few loaded points, contacts) costs r per loaded point
@@ -34,8 +40,9 @@ import (
 type SubspaceMapping struct {
 	graph.ObjectBase
 	MappingIO
-	Basis     graph.Link `toml:"basis" doc:"the component that owns the basis (e.g. \"@stvk\", a ReducedStVKForceField)"`
-	BasisFile string     `toml:"basisFile" doc:"a basis file instead (3n rows × r columns; formats of modal.ReadBasis: .json, VegaFEM binary .U/.bin, or text), relative to the scene file"`
+	graph.DOFSelection            // vertices of the basis's mesh to map (default: all)
+	Basis              graph.Link `toml:"basis" doc:"the component that owns the basis (e.g. \"@stvk\", a ReducedStVKForceField)"`
+	BasisFile          string     `toml:"basisFile" doc:"a basis file instead (3n rows × r columns; formats of modal.ReadBasis: .json, VegaFEM binary .U/.bin, or text), relative to the scene file"`
 
 	r, rows int
 	u       blas64.General // 3n × r
@@ -58,7 +65,10 @@ func (m *SubspaceMapping) Validate() error {
 	if m.Basis.IsSet() == (m.BasisFile != "") {
 		return fmt.Errorf("give basis = \"@model\" (the component that owns the basis) or basisFile, exactly one")
 	}
-	return nil
+	if m.Given() && m.BasisFile != "" {
+		return fmt.Errorf("indices and box select vertices of the basis source's mesh; with basisFile, map the whole mesh")
+	}
+	return m.CheckSelection()
 }
 
 // SetBasis sets the basis directly (code that builds scenes without a
@@ -98,8 +108,13 @@ func (m *SubspaceMapping) Init() error {
 		if err != nil {
 			return err // located at the source
 		}
-		m.setBasis(b)
 		restPts = pts
+		if m.Given() {
+			if b, restPts, err = m.selectRows(b, pts); err != nil {
+				return m.Wrap(err)
+			}
+		}
+		m.setBasis(b)
 	default:
 		path := m.BasisFile
 		if s := m.Node.Scene(); s != nil {
@@ -138,6 +153,24 @@ func (m *SubspaceMapping) Init() error {
 	m.rowMask = make([]int32, 0, m.rows)
 	m.Apply(m.to.Vec(graph.Position), m.from.Vec(graph.Position))
 	return nil
+}
+
+// selectRows restricts the basis and the rest points to the selected
+// vertices.
+func (m *SubspaceMapping) selectRows(b *reduced.Basis, pts []float64) (*reduced.Basis, []float64, error) {
+	mesh := graph.NewMechanicalObject("mesh", graph.Vec3, len(pts)/3)
+	copy(mesh.Vec(graph.RestPosition), pts)
+	sel, err := m.Select(mesh)
+	if err != nil {
+		return nil, nil, err
+	}
+	sub := &reduced.Basis{R: b.R, U: make([]float64, 0, 3*len(sel)*b.R)}
+	rest := make([]float64, 0, 3*len(sel))
+	for _, v := range sel {
+		sub.U = append(sub.U, b.U[3*v*b.R:3*(v+1)*b.R]...)
+		rest = append(rest, pts[3*v:3*v+3]...)
+	}
+	return sub, rest, nil
 }
 
 // NumBasis returns r (0 before Init).

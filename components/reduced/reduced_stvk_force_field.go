@@ -75,7 +75,7 @@ type ReducedStVKForceField struct {
 	NumModes        int                `toml:"numModes" doc:"number k of linear modes for a computed basis" range:"[1,200]"`
 	BasisSize       int                `toml:"basisSize" doc:"number r of basis vectors kept by mass-PCA (0: all, k + k(k+1)/2 with derivatives, k without; for snapshotFile it is required)" range:"[0,1000]"`
 	LinearModesOnly bool               `toml:"linearModesOnly" doc:"basis of linear modes only, without modal derivatives"`
-	Fixed           graph.DOFSelection `toml:"fixed" doc:"vertices of the full mesh clamped for the modal analysis: {indices = [...]} or {box = [xmin, ymin, zmin, xmax, ymax, zmax]} (the basis is zero there)"`
+	Fixed           []graph.DOFSelection `toml:"fixed" doc:"vertices of the full mesh clamped for the modal analysis, the union of selections: [{box = [xmin, ymin, zmin, xmax, ymax, zmax]}, {indices = [...]}, ...] (the basis is zero there)"`
 	Cache           bool               `toml:"cache" doc:"save the precomputation in cacheDir and reuse it when nothing changed"`
 	CacheDir        string             `toml:"cacheDir" doc:"cache folder, relative to the scene file"`
 
@@ -150,8 +150,13 @@ func (c *ReducedStVKForceField) Validate() error {
 				map[bool]string{true: "", false: " and their derivatives"}[c.LinearModesOnly])
 		}
 	}
-	if err := c.Fixed.CheckSelection(); err != nil {
-		return fmt.Errorf("fixed: %w", err)
+	for i := range c.Fixed {
+		if !c.Fixed[i].Given() {
+			return fmt.Errorf("fixed[%d] selects nothing: give box or indices", i)
+		}
+		if err := c.Fixed[i].CheckSelection(); err != nil {
+			return fmt.Errorf("fixed[%d]: %w", i, err)
+		}
 	}
 	if c.Cache && c.CacheDir == "" {
 		return fmt.Errorf("cacheDir is empty; give a folder or set cache = false")
@@ -403,16 +408,28 @@ func (c *ReducedStVKForceField) groups() ([]int, []float64, error) {
 
 // fixedVertices resolves the fixed selection on the mesh's rest points.
 func (c *ReducedStVKForceField) fixedVertices() ([]int, error) {
-	if !c.Fixed.Given() {
+	if len(c.Fixed) == 0 {
 		return nil, nil
 	}
 	mo := graph.NewMechanicalObject("mesh", graph.Vec3, c.mesh.NumPoints())
 	copy(mo.Vec(graph.RestPosition), c.mesh.Points)
-	sel, err := c.Fixed.Select(mo)
-	if err != nil {
-		return nil, fmt.Errorf("fixed: %w", err)
+	in := make([]bool, c.mesh.NumPoints())
+	for i := range c.Fixed {
+		sel, err := c.Fixed[i].Select(mo)
+		if err != nil {
+			return nil, fmt.Errorf("fixed[%d]: %w", i, err)
+		}
+		for _, v := range sel {
+			in[v] = true
+		}
 	}
-	return sel, nil
+	var out []int
+	for v, f := range in {
+		if f {
+			out = append(out, v)
+		}
+	}
+	return out, nil
 }
 
 // cacheKey hashes every input of the precomputation.

@@ -359,7 +359,7 @@ func TestReducedSceneErrors(t *testing.T) {
 		{"Vec3 state", bar(strings.NewReplacer(`template = "Vec1"`, `template = "Vec3"`)), "template"},
 		{"size mismatch", bar(strings.NewReplacer(`template = "Vec1"`, "template = \"Vec1\"\n  size = 5")), "basis has 3 vectors"},
 		{"topology is not a mesh", bar(strings.NewReplacer(`topology = "@mesh/grid"`, `topology = "@mesh/x"`)), "not a topology"},
-		{"fixed vertex not zero", bar(strings.NewReplacer(`cache = false`, "cache = false\n  fixed = {box = [-1, -1, 0.5, 1, 1, 1]}")), "fixed vertex"},
+		{"fixed vertex not zero", bar(strings.NewReplacer(`cache = false`, "cache = false\n  fixed = [{box = [-1, -1, 0.5, 1, 1, 1]}]")), "fixed vertex"},
 		{"basis and snapshots", bar(strings.NewReplacer(`cache = false`, "cache = false\n  basisFile = \"a.U\"\n  snapshotFile = \"b.U\"")), "not both"},
 	}
 	for _, c := range cases {

@@ -5,6 +5,9 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/sofago/sofago/graph"
@@ -12,9 +15,9 @@ import (
 
 // DenseDirectSolver solves (m·M + b·B + k·K) x = rhs over the independent
 // states of its ODE solver by assembling the matrix densely and factorising
-// it: Cholesky (gonum mat.Cholesky) when the matrix is symmetric positive
-// definite, as for implicit integration of a stable body, else LU with
-// partial pivoting (mat.LU). It is meant for small systems — the r×r
+// it: Cholesky (LAPACK dpotrf through gonum's lapack64) when the matrix is
+// symmetric positive definite, as for implicit integration of a stable
+// body, else LU with partial pivoting (dgetrf). It is meant for small systems — the r×r
 // systems of reduced models (Barbič & James 2005, Sec. 6.1: "a dense r×r
 // symmetric linear system ... solved with a direct symmetric solver"), or
 // a few hundred DOFs — where a factorisation costs less than an iterative
@@ -57,11 +60,11 @@ type DenseDirectSolver struct {
 	a, work []float64 // N×N row-major
 	rhs     []float64
 	x       []float64
-	proj    []float64 // diagonal of a 0/1 projector, or nil when general
-	pFull   []float64 // general projector columns (N×N), when needed
-	sym     *mat.SymDense
-	chol    mat.Cholesky
-	lu      mat.LU
+	diag    []float64 // projection of a vector of ones
+	probeW  []float64 // a test vector and its projection
+	probePW []float64
+	ipiv    []int
+	acc     *denseAccumulator
 	scratch map[graph.State][2][]float64
 	rng     *rand.Rand
 
@@ -124,7 +127,10 @@ func (d *DenseDirectSolver) layout(ops *graph.Ops) error {
 		d.work = make([]float64, n*n)
 		d.rhs = make([]float64, n)
 		d.x = make([]float64, n)
-		d.sym = nil
+		d.diag = make([]float64, n)
+		d.probeW = make([]float64, n)
+		d.probePW = make([]float64, n)
+		d.ipiv = make([]int, n)
 	}
 	return nil
 }
@@ -179,35 +185,33 @@ func (d *DenseDirectSolver) canAssemble(ops *graph.Ops, needB bool) (bool, strin
 	if len(d.states) != 1 {
 		return false, fmt.Sprintf("%d independent states (assembly handles one)", len(d.states))
 	}
-	ok, why := true, ""
-	ops.Root.Walk(func(nd *graph.Node) error {
-		if !ok {
-			return nil
+	return d.canAssembleNode(ops.Root, needB)
+}
+
+// canAssembleNode is canAssemble on the subtree of nd.
+func (d *DenseDirectSolver) canAssembleNode(nd *graph.Node, needB bool) (bool, string) {
+	for _, o := range nd.Objects {
+		if _, ia := o.(graph.InteractionForceField); ia {
+			return false, fmt.Sprintf("interaction force field %q", o.Base().Path())
 		}
-		for _, o := range nd.Objects {
-			if _, ia := o.(graph.InteractionForceField); ia {
-				ok, why = false, fmt.Sprintf("interaction force field %q", o.Base().Path())
-				return nil
-			}
-		}
-		mp := nd.Mapping()
-		st := nd.State()
-		if st == nil || (mp != nil && !mp.IsMechanical()) {
-			return nil
-		}
+	}
+	mp := nd.Mapping()
+	st := nd.State()
+	if st != nil && (mp == nil || mp.IsMechanical()) {
 		mapped := mp != nil
-		for _, ff := range nd.ForceFields() {
+		for _, o := range nd.Objects {
+			ff, isFF := o.(graph.ForceField)
+			if _, isMass := o.(graph.Mass); !isFF || isMass {
+				continue
+			}
 			_, isAsm := ff.(graph.StiffnessAssembler)
 			switch {
 			case isAsm && !mapped:
 				if needB && !d.zeroDForce(st, ff, 0, 1) {
-					ok, why = false, fmt.Sprintf("force field %q has a damping matrix B, which StiffnessAssembler does not write", ff.Base().Path())
+					return false, fmt.Sprintf("force field %q has a damping matrix B, which StiffnessAssembler does not write", ff.Base().Path())
 				}
 			case !d.zeroDForce(st, ff, 1, 1):
-				ok, why = false, fmt.Sprintf("force field %q has a stiffness and cannot be assembled here", ff.Base().Path())
-			}
-			if !ok {
-				return nil
+				return false, fmt.Sprintf("force field %q has a stiffness and cannot be assembled here", ff.Base().Path())
 			}
 		}
 		if ms := nd.Mass(); ms != nil {
@@ -215,16 +219,20 @@ func (d *DenseDirectSolver) canAssemble(ops *graph.Ops, needB bool) (bool, strin
 			_, isKA := ms.(graph.StiffnessAssembler)
 			switch {
 			case mapped:
-				ok, why = false, fmt.Sprintf("mass %q is on a mapped state", ms.Base().Path())
+				return false, fmt.Sprintf("mass %q is on a mapped state", ms.Base().Path())
 			case !isMA:
-				ok, why = false, fmt.Sprintf("mass %q does not implement MassAssembler", ms.Base().Path())
+				return false, fmt.Sprintf("mass %q does not implement MassAssembler", ms.Base().Path())
 			case !isKA && !d.zeroDForce(st, ms, 1, 1):
-				ok, why = false, fmt.Sprintf("mass %q has a stiffness (e.g. gyroscopic) and no StiffnessAssembler", ms.Base().Path())
+				return false, fmt.Sprintf("mass %q has a stiffness (e.g. gyroscopic) and no StiffnessAssembler", ms.Base().Path())
 			}
 		}
-		return nil
-	})
-	return ok, why
+	}
+	for _, c := range nd.Children {
+		if ok, why := d.canAssembleNode(c, needB); !ok {
+			return false, why
+		}
+	}
+	return true, ""
 }
 
 // zeroDForce applies ff.AddDForce to a random vector and reports whether
@@ -260,16 +268,25 @@ type denseAccumulator struct {
 	n int
 }
 
-func (acc denseAccumulator) Add(row, col int, v float64) { acc.a[row*acc.n+col] += v }
+func (acc *denseAccumulator) Add(row, col int, v float64) { acc.a[row*acc.n+col] += v }
 
 // assemble writes m·M + k·K of the single independent state.
 func (d *DenseDirectSolver) assemble(ops *graph.Ops, m, k float64) {
-	acc := denseAccumulator{d.a, d.n}
+	if d.acc == nil {
+		d.acc = &denseAccumulator{}
+	}
+	d.acc.a, d.acc.n = d.a, d.n
+	acc := d.acc
 	nd := d.states[0].Base().Node
 	if k != 0 {
-		for _, ff := range nd.ForceFields() {
-			if sa, ok := ff.(graph.StiffnessAssembler); ok {
-				sa.AddKToMatrix(acc, k)
+		for _, o := range nd.Objects {
+			if _, isMass := o.(graph.Mass); isMass {
+				continue
+			}
+			if sa, ok := o.(graph.StiffnessAssembler); ok {
+				if _, isFF := o.(graph.ForceField); isFF {
+					sa.AddKToMatrix(acc, k)
+				}
 			}
 		}
 	}
@@ -329,29 +346,25 @@ func (d *DenseDirectSolver) constrain(ops *graph.Ops) error {
 	n := d.n
 	v := ops.AllocDeriv()
 	defer ops.Free(v)
-	ones := make([]float64, n)
-	for i := range ones {
-		ones[i] = 1
+	diag, w, pw := d.diag, d.probeW, d.probePW
+	for i := range diag {
+		diag[i] = 1
 	}
-	d.scatter(ops, v, ones)
+	d.scatter(ops, v, diag)
 	ops.Project(v)
-	diag := make([]float64, n)
 	d.gather(ops, v, diag)
-	general := false
+	general, allFree := false, true
 	for _, p := range diag {
-		if p != 0 && p != 1 {
-			general = true
-		}
+		general = general || (p != 0 && p != 1)
+		allFree = allFree && p == 1
 	}
 	if !general {
-		// Check a random vector projects to diag·w.
-		w := make([]float64, n)
+		// Check that a test vector projects to diag·w.
 		for i := range w {
 			w[i] = float64(i%7) + 0.5
 		}
 		d.scatter(ops, v, w)
 		ops.Project(v)
-		pw := make([]float64, n)
 		d.gather(ops, v, pw)
 		for i := range pw {
 			if pw[i] != diag[i]*w[i] {
@@ -359,10 +372,6 @@ func (d *DenseDirectSolver) constrain(ops *graph.Ops) error {
 				break
 			}
 		}
-	}
-	allFree := true
-	for _, p := range diag {
-		allFree = allFree && p == 1
 	}
 	if allFree && !general {
 		return nil
@@ -415,48 +424,58 @@ func (d *DenseDirectSolver) constrain(ops *graph.Ops) error {
 	return nil
 }
 
-// factorSolve factorises the matrix (Cholesky of its symmetric part when
-// it is symmetric to 1e-10 relative and positive definite, else LU) and
-// solves for d.x.
+// factorSolve factorises the matrix and solves for d.x: Cholesky
+// (LAPACK dpotrf/dpotrs through lapack64) of its symmetric part when it is
+// symmetric to 1e-10 relative and positive definite, else LU with partial
+// pivoting (dgetrf/dgetrs). No condition estimate, no allocation.
 func (d *DenseDirectSolver) factorSolve() error {
 	n := d.n
 	amax, asym := 0.0, 0.0
 	for i := 0; i < n; i++ {
 		for j := i; j < n; j++ {
-			amax = math.Max(amax, math.Abs(d.a[i*n+j]))
-			amax = math.Max(amax, math.Abs(d.a[j*n+i]))
-			asym = math.Max(asym, math.Abs(d.a[i*n+j]-d.a[j*n+i]))
+			a, b := d.a[i*n+j], d.a[j*n+i]
+			if a < 0 {
+				a = -a
+			}
+			if b < 0 {
+				b = -b
+			}
+			amax = max(amax, a, b)
+			if df := d.a[i*n+j] - d.a[j*n+i]; df > asym || -df > asym {
+				asym = max(df, -df)
+			}
 		}
 	}
-	xv := mat.NewVecDense(n, d.x)
-	bv := mat.NewVecDense(n, d.rhs)
+	copy(d.x, d.rhs)
+	bx := blas64.General{Rows: n, Cols: 1, Stride: 1, Data: d.x}
 	if asym <= 1e-10*amax {
 		for i := 0; i < n; i++ {
 			for j := i; j < n; j++ {
-				v := 0.5 * (d.a[i*n+j] + d.a[j*n+i])
-				d.work[i*n+j], d.work[j*n+i] = v, v
+				d.work[i*n+j] = 0.5 * (d.a[i*n+j] + d.a[j*n+i])
 			}
 		}
-		if d.sym == nil {
-			d.sym = mat.NewSymDense(n, d.work)
+		if t, ok := lapack64.Potrf(blas64.Symmetric{N: n, Stride: n, Uplo: blas.Upper, Data: d.work}); ok {
+			lapack64.Potrs(t, bx)
+			d.lastMethod = "cholesky"
+			return d.checkFinite()
 		}
-		if d.chol.Factorize(d.sym) {
-			if err := d.chol.SolveVecTo(xv, bv); err == nil {
-				d.lastMethod = "cholesky"
-				return nil
-			}
-		}
+		copy(d.x, d.rhs)
 	}
-	d.lu.Factorize(mat.NewDense(n, n, d.a))
-	if err := d.lu.SolveVecTo(xv, false, bv); err != nil {
-		if _, ok := err.(mat.Condition); !ok {
-			return fmt.Errorf("LU solve: %w (the system matrix is singular: is every DOF constrained or given a mass or a stiffness?)", err)
-		}
+	copy(d.work, d.a)
+	lu := blas64.General{Rows: n, Cols: n, Stride: n, Data: d.work}
+	if !lapack64.Getrf(lu, d.ipiv) {
+		return fmt.Errorf("the system matrix is singular (LU found a zero pivot): is every DOF constrained or given a mass or a stiffness?")
 	}
+	lapack64.Getrs(blas.NoTrans, lu, bx, d.ipiv)
 	d.lastMethod = "lu"
+	return d.checkFinite()
+}
+
+// checkFinite fails on a non-finite solution.
+func (d *DenseDirectSolver) checkFinite() error {
 	for _, v := range d.x {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("the system matrix is singular (the solution is not finite): is every DOF constrained or given a mass or a stiffness?")
+			return fmt.Errorf("the solution is not finite: the system matrix is (numerically) singular")
 		}
 	}
 	return nil
@@ -475,10 +494,10 @@ func (d *DenseDirectSolver) residual() graph.LinearStats {
 		}
 		r2 += s * s
 		b2 += d.rhs[i] * d.rhs[i]
-		rinf = math.Max(rinf, math.Abs(s))
-		binf = math.Max(binf, math.Abs(d.rhs[i]))
-		xinf = math.Max(xinf, math.Abs(d.x[i]))
-		ainf = math.Max(ainf, rowAbs)
+		rinf = max(rinf, math.Abs(s))
+		binf = max(binf, math.Abs(d.rhs[i]))
+		xinf = max(xinf, math.Abs(d.x[i]))
+		ainf = max(ainf, rowAbs)
 	}
 	st := graph.LinearStats{Iterations: 1}
 	if b2 > 0 {

@@ -158,29 +158,20 @@ func (s *NewmarkImplicitSolver) Solve(ops *graph.Ops, h float64) error {
 	ops.Copy(xn, graph.Position)
 	ops.Copy(vn, graph.Velocity)
 	ops.Copy(an, acc)
-	// kinematics sets acc and the state velocity from d = x ⊖ x_n.
-	kinematics := func() {
-		ops.Difference(d, graph.Position, xn)
-		ops.Clear(acc)
-		ops.AddScaled(acc, a1, d)
-		ops.AddScaled(acc, -a2, vn)
-		ops.AddScaled(acc, -a3, an)
-		ops.Clear(graph.Velocity)
-		ops.AddScaled(graph.Velocity, a4, d)
-		ops.AddScaled(graph.Velocity, a5, vn)
-		ops.AddScaled(graph.Velocity, a6, an)
-	}
-	kinematics()
+	k := kinematics{ops: ops, d: d, xn: xn, vn: vn, an: an, acc: acc, a1: a1, a2: a2, a3: a3, a4: a4, a5: a5, a6: a6}
+	k.update()
 	s.last = graph.LinearStats{Converged: true}
 	s.newton = NewtonStats{}
 	var err0 float64
 	for it := 0; it < s.MaxIterations; it++ {
 		ops.ComputeForce(f)
-		// res = f − M a − α M v + β K v (K at the x of ComputeForce).
-		ops.ComputeDf(tmp, acc, -1, 0, 0)
-		ops.LinComb(res, f, 1, tmp)
-		if alpha != 0 || betaK != 0 {
-			ops.ComputeDf(tmp, graph.Velocity, -alpha, 0, betaK)
+		// res = f − M (a + α v) + β K v (K at the x of ComputeForce): one
+		// traversal for the mass terms, one more for the stiffness damping.
+		ops.LinComb(tmp, acc, alpha, graph.Velocity)
+		ops.ComputeDf(res, tmp, -1, 0, 0)
+		ops.AddScaled(res, 1, f)
+		if betaK != 0 {
+			ops.ComputeDf(tmp, graph.Velocity, 0, 0, betaK)
 			ops.AddScaled(res, 1, tmp)
 		}
 		ops.Project(res)
@@ -210,12 +201,34 @@ func (s *NewmarkImplicitSolver) Solve(ops *graph.Ops, h float64) error {
 		}
 		s.newton.Iterations++
 		ops.Integrate(graph.Position, delta, 1)
-		kinematics()
+		k.update()
 	}
 	ops.ProjectVelocities(t + h)
 	ops.ProjectPositions(t + h)
 	ops.Project(acc)
 	return nil
+}
+
+// kinematics holds the Newmark update of one step.
+type kinematics struct {
+	ops                    *graph.Ops
+	d, xn, vn, an, acc     graph.VecID
+	a1, a2, a3, a4, a5, a6 float64
+}
+
+// update sets, from d = x ⊖ x_n, the acceleration a = a₁d − a₂v_n − a₃a_n
+// and the state velocity v = a₄d + a₅v_n + a₆a_n.
+func (k *kinematics) update() {
+	ops := k.ops
+	ops.Difference(k.d, graph.Position, k.xn)
+	ops.Clear(k.acc)
+	ops.AddScaled(k.acc, k.a1, k.d)
+	ops.AddScaled(k.acc, -k.a2, k.vn)
+	ops.AddScaled(k.acc, -k.a3, k.an)
+	ops.Clear(graph.Velocity)
+	ops.AddScaled(graph.Velocity, k.a4, k.d)
+	ops.AddScaled(graph.Velocity, k.a5, k.vn)
+	ops.AddScaled(graph.Velocity, k.a6, k.an)
 }
 
 // initialAcceleration solves M a₀ = f(x₀, v₀) − α M v₀ + β K v₀.
