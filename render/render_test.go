@@ -279,3 +279,98 @@ func TestIsClosed(t *testing.T) {
 		t.Error("inconsistently oriented sphere closed")
 	}
 }
+
+// cameraScene is a small bar with its boundary drawn, and a Camera with
+// the given fields.
+func cameraScene(fields string) string {
+	return `
+gravity = [0, 0, -9.81]
+[[node]]
+name = "bar"
+  [[node.object]]
+  type = "RegularGridTopology"
+  min = [0, 0, 0]
+  max = [1, 0.2, 0.2]
+  n = [3, 2, 2]
+  [[node.object]]
+  type = "MechanicalObject"
+  [[node.node]]
+  name = "visual"
+    [[node.node.object]]
+    type = "MechanicalObject"
+    [[node.node.object]]
+    type = "IdentityMapping"
+    isMechanical = false
+    [[node.node.object]]
+    type = "VisualModel"
+[[node]]
+name = "view"
+  [[node.object]]
+  type = "Camera"
+  ` + fields + "\n"
+}
+
+// The scene's Camera sets the view: position and lookAt as given, up
+// against gravity by default; with a box, the fitted view keeps the box's
+// corners inside the picture (within the margin) and looks at its centre;
+// -eye/-center (Pictures.Eye, Center) override the camera.
+func TestSceneCamera(t *testing.T) {
+	load := func(fields string) *Pictures {
+		t.Helper()
+		s, err := graph.Load("cam.toml", []byte(cameraScene(fields)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Init(); err != nil {
+			t.Fatal(err)
+		}
+		p, err := NewPictures(s, Options{Width: 400, Height: 300})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, fallback := p.Surfaces(); fallback {
+			t.Fatal("the visual model was not found")
+		}
+		return p
+	}
+	p := load(`position = [3, -4, 2]
+  lookAt = [0.5, 0.1, 0.1]
+  fieldOfView = 40`)
+	if _, err := p.Render(); err != nil {
+		t.Fatal(err)
+	}
+	v := p.View()
+	if v.Eye != (geom.Vec3{3, -4, 2}) || v.Center != (geom.Vec3{0.5, 0.1, 0.1}) || v.Up != (geom.Vec3{0, 0, 1}) || v.FovY != 40 {
+		t.Errorf("view %+v", v)
+	}
+	p = load(`box = [-1, -1, -1, 2, 1, 1]
+  margin = 0.1`)
+	if _, err := p.Render(); err != nil {
+		t.Fatal(err)
+	}
+	v = p.View()
+	if v.Center != (geom.Vec3{0.5, 0, 0}) {
+		t.Errorf("fitted view looks at %v, want the box centre", v.Center)
+	}
+	tight := 0.0
+	for i := 0; i < 8; i++ {
+		c := geom.Vec3{pick(i&1, -1, 2), pick(i&2, -1, 1), pick(i&4, -1, 1)}
+		x, y, _, ok := v.Project(c)
+		if !ok || x < 40-1e-6 || x > 360+1e-6 || y < 30-1e-6 || y > 270+1e-6 {
+			t.Errorf("box corner %v projects to (%.2f, %.2f), outside the margin", c, x, y)
+		}
+		tight = max(tight, math.Max(40-x, x-360)/400, math.Max(30-y, y-270)/300)
+	}
+	// The fit is the nearest distance: some corner touches the margin.
+	if tight < -1e-6 {
+		t.Errorf("no box corner on the margin (closest %.3g of the picture inside it): the view is farther than it needs", -tight)
+	}
+	p = load(`position = [3, -4, 2]`)
+	p.Eye, p.Center = &geom.Vec3{0, 0, 5}, &geom.Vec3{0, 0.5, 0}
+	if _, err := p.Render(); err != nil {
+		t.Fatal(err)
+	}
+	if v := p.View(); v.Eye != (geom.Vec3{0, 0, 5}) || v.Center != (geom.Vec3{0, 0.5, 0}) {
+		t.Errorf("overrides ignored: %+v", v)
+	}
+}

@@ -103,6 +103,9 @@ func (p *Pictures) fit() error {
 		if c.LookAt != nil {
 			center = &geom.Vec3{c.LookAt[0], c.LookAt[1], c.LookAt[2]}
 		}
+		if c.Box != nil {
+			lo, hi = [3]float64(c.Box[:3]), [3]float64(c.Box[3:])
+		}
 	}
 	if p.Eye != nil {
 		eye = p.Eye

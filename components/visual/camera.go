@@ -9,11 +9,14 @@ import (
 
 // Camera sets the view of the scene's pictures (runscene -frames, -picture,
 // -gif): a perspective camera at `position` looking at `lookAt`, with `up`
-// pointing up in the picture. What is not given is fitted to the bounds of
-// the visual surfaces when the first picture is taken: lookAt defaults to
-// their centre, position to a point along `direction` from lookAt far
-// enough that the whole bounding box is in view. runscene's -eye and
-// -center flags override position and lookAt. At most one Camera per
+// pointing up in the picture. What is not given is fitted to a box when
+// the first picture is taken — `box`, or else the bounds of the visual
+// surfaces at that time: lookAt defaults to the box's centre, position to
+// a point along `direction` from lookAt far enough that the whole box is
+// in view. The view then stays fixed for the whole run, so an animation
+// whose object moves far from where it starts needs `box` (the region the
+// motion covers). The ground grid is drawn under the box. runscene's -eye
+// and -center flags override position and lookAt. At most one Camera per
 // scene.
 type Camera struct {
 	graph.ObjectBase
@@ -23,6 +26,7 @@ type Camera struct {
 	Up          []float64  `toml:"up" doc:"direction that points up in the picture (default: against gravity, or +y without gravity)"`
 	FieldOfView float64    `toml:"fieldOfView" doc:"vertical field of view" unit:"deg" range:"(0,170]"`
 	Margin      float64    `toml:"margin" doc:"fraction of the picture left free around the fitted bounds, on each side" range:"[0,0.45]"`
+	Box         []float64  `toml:"box" doc:"region to keep in view and put the ground grid under, [xmin, ymin, zmin, xmax, ymax, zmax] (default: the visual surfaces' bounds at the first picture)" unit:"m"`
 }
 
 func init() {
@@ -44,6 +48,16 @@ func (c *Camera) Validate() error {
 	}{{"position", c.Position}, {"lookAt", c.LookAt}, {"up", c.Up}} {
 		if f.v != nil && len(f.v) != 3 {
 			return fmt.Errorf("%s has %d numbers, want 3 (x, y, z)", f.name, len(f.v))
+		}
+	}
+	if c.Box != nil {
+		if len(c.Box) != 6 {
+			return fmt.Errorf("box has %d numbers, want 6: [xmin, ymin, zmin, xmax, ymax, zmax]", len(c.Box))
+		}
+		for a := 0; a < 3; a++ {
+			if !(c.Box[a] <= c.Box[a+3]) {
+				return fmt.Errorf("box: min %g > max %g on axis %d", c.Box[a], c.Box[a+3], a)
+			}
 		}
 	}
 	norm := func(v []float64) float64 { return math.Sqrt(v[0]*v[0] + v[1]*v[1] + v[2]*v[2]) }

@@ -388,6 +388,8 @@ func TestCameraValidation(t *testing.T) {
 		{`direction = [0, 0, 0]`, "direction is zero"},
 		{`up = [0, 0, 0]`, "up is zero"},
 		{`fieldOfView = 0`, "out of range"},
+		{`box = [0, 0, 0]`, "box has 3 numbers"},
+		{`box = [1, 0, 0, 0, 1, 1]`, "min 1 > max 0"},
 	}
 	for i, c := range cases {
 		_, err := graph.Load("c.toml", []byte(barScene("")+"\n  [[node.object]]\n  type = \"Camera\"\n  "+c.fields+"\n"))
