@@ -295,9 +295,10 @@ func TestReducedMatchesProjectedFullModel(t *testing.T) {
 	}
 }
 
-// TestPrecomputationCache: the first Init computes and writes the cache
-// (with a .gitignore beside it), the second reads it and gives bitwise the
-// same model, another material is another file.
+// TestPrecomputationCache: the first Init computes (reporting progress)
+// and writes the cache (with a .gitignore beside it), the second reads it
+// silently and gives bitwise the same model, another material is another
+// file.
 func TestPrecomputationCache(t *testing.T) {
 	dir := t.TempDir()
 	b := randomBarBasis(4)
@@ -306,7 +307,20 @@ func TestPrecomputationCache(t *testing.T) {
 			"youngModulus = 1e6", fmt.Sprintf("youngModulus = %g", E), 1)
 	}
 	text0 := shortBar(text(1e6))
+	var calls, finals int
+	saved := creduced.Progress
+	creduced.Progress = func(object, stage string, done, total int, note string) {
+		calls++
+		if total > 0 && done == total && stage == "cubic polynomials" && object == "bar/stvk" {
+			finals++
+		}
+	}
+	defer func() { creduced.Progress = saved }()
 	s1 := initWithBasis(t, text0, b)
+	if calls == 0 || finals != 1 {
+		t.Errorf("progress: %d calls, %d completions of the polynomials (want ≥ 1 and 1)", calls, finals)
+	}
+	calls = 0
 	ff1 := graphtest.Find[*creduced.ReducedStVKForceField](t, s1, "bar/stvk")
 	path, hit, _ := ff1.CacheInfo()
 	if hit || path == "" {
@@ -319,6 +333,9 @@ func TestPrecomputationCache(t *testing.T) {
 		t.Errorf("no .gitignore in the cache folder: %v", err)
 	}
 	s2 := initWithBasis(t, text0, b)
+	if calls != 0 {
+		t.Errorf("progress reported %d times for a cached model", calls)
+	}
 	ff2 := graphtest.Find[*creduced.ReducedStVKForceField](t, s2, "bar/stvk")
 	path2, hit2, _ := ff2.CacheInfo()
 	if !hit2 || path2 != path {
