@@ -65,19 +65,19 @@ import (
 type ReducedStVKForceField struct {
 	graph.ObjectBase
 	material.StiffnessMap
-	Topology        graph.Link         `toml:"topology" doc:"the full tetrahedral mesh: a topology object, or a node holding one (default: the topology of this node or an ancestor, else the first child node with one)"`
-	YoungModulus    float64            `toml:"youngModulus" doc:"Young's modulus E of the elements outside every region" unit:"Pa" range:"(0,inf)"`
-	PoissonRatio    float64            `toml:"poissonRatio" doc:"Poisson's ratio ν" range:"(-1,0.5)"`
-	MassDensity     float64            `toml:"massDensity" doc:"mass density ρ (for the modal analysis and the reduced mass)" unit:"kg/m³" range:"(0,inf)"`
-	LumpedMass      bool               `toml:"lumpedMass" doc:"use the lumped mass ρV/4 per vertex instead of the consistent mass (modes and UᵀMU)"`
-	BasisFile       string             `toml:"basisFile" doc:"read the basis U (3n × r) from this file (modal.ReadBasis formats), relative to the scene file"`
-	SnapshotFile    string             `toml:"snapshotFile" doc:"build the basis by mass-PCA of the deformation snapshots in this file (3n rows, one column per snapshot; SnapshotRecorder writes them)"`
-	NumModes        int                `toml:"numModes" doc:"number k of linear modes for a computed basis" range:"[1,200]"`
-	BasisSize       int                `toml:"basisSize" doc:"number r of basis vectors kept by mass-PCA (0: all, k + k(k+1)/2 with derivatives, k without; for snapshotFile it is required)" range:"[0,1000]"`
-	LinearModesOnly bool               `toml:"linearModesOnly" doc:"basis of linear modes only, without modal derivatives"`
+	Topology        graph.Link           `toml:"topology" doc:"the full tetrahedral mesh: a topology object, or a node holding one (default: the topology of this node or an ancestor, else the first child node with one)"`
+	YoungModulus    float64              `toml:"youngModulus" doc:"Young's modulus E of the elements outside every region" unit:"Pa" range:"(0,inf)"`
+	PoissonRatio    float64              `toml:"poissonRatio" doc:"Poisson's ratio ν" range:"(-1,0.5)"`
+	MassDensity     float64              `toml:"massDensity" doc:"mass density ρ (for the modal analysis and the reduced mass)" unit:"kg/m³" range:"(0,inf)"`
+	LumpedMass      bool                 `toml:"lumpedMass" doc:"use the lumped mass ρV/4 per vertex instead of the consistent mass (modes and UᵀMU)"`
+	BasisFile       string               `toml:"basisFile" doc:"read the basis U (3n × r) from this file (modal.ReadBasis formats), relative to the scene file"`
+	SnapshotFile    string               `toml:"snapshotFile" doc:"build the basis by mass-PCA of the deformation snapshots in this file (3n rows, one column per snapshot; SnapshotRecorder writes them)"`
+	NumModes        int                  `toml:"numModes" doc:"number k of linear modes for a computed basis" range:"[1,200]"`
+	BasisSize       int                  `toml:"basisSize" doc:"number r of basis vectors kept by mass-PCA (0: all, k + k(k+1)/2 with derivatives, k without; for snapshotFile it is required)" range:"[0,1000]"`
+	LinearModesOnly bool                 `toml:"linearModesOnly" doc:"basis of linear modes only, without modal derivatives"`
 	Fixed           []graph.DOFSelection `toml:"fixed" doc:"vertices of the full mesh clamped for the modal analysis, the union of selections: [{box = [xmin, ymin, zmin, xmax, ymax, zmax]}, {indices = [...]}, ...] (the basis is zero there)"`
-	Cache           bool               `toml:"cache" doc:"save the precomputation in cacheDir and reuse it when nothing changed"`
-	CacheDir        string             `toml:"cacheDir" doc:"cache folder, relative to the scene file"`
+	Cache           bool                 `toml:"cache" doc:"save the precomputation in cacheDir and reuse it when nothing changed"`
+	CacheDir        string               `toml:"cacheDir" doc:"cache folder, relative to the scene file"`
 
 	preset      *reduced.Basis // basis set by code (SetBasis)
 	prepared    bool
