@@ -1,0 +1,148 @@
+package collision
+
+import (
+	"github.com/sofago/sofago/geom"
+	"github.com/sofago/sofago/graph"
+)
+
+// shape is the geometry of a static obstacle.
+type shape interface {
+	// penetration returns, for a point p, the depth δ by which p is inside
+	// the obstacle (≤ 0 outside: the caller ignores it), the outward unit
+	// normal n at the nearest surface point (the direction the contact
+	// pushes, with ∂δ/∂p = −nᵀ), and H = ∂n/∂p when curved (else zero).
+	penetration(p geom.Vec3) (delta float64, n geom.Vec3, H geom.Mat3, curved bool)
+}
+
+// obstacle is the force-field engine every static obstacle shares
+// (PlaneForceField, SphereForceField, BoxForceField,
+// MeshObstacleForceField): the Penalty law applied to every point of a
+// Vec3 state against a shape, with the tangent of the last AddForce and the
+// per-step friction lag.
+type obstacle struct {
+	pen   *Penalty
+	shape shape
+
+	hits []obstacleHit // active normal contacts at the last AddForce
+	fric []frictionHit // points with friction this step (lagged at the step start)
+
+	contacts int     // points inside at the last lag update
+	maxDepth float64 // largest δ then
+}
+
+type obstacleHit struct {
+	i      int32
+	curved bool
+	lambda float64
+	n      geom.Vec3
+	hv     geom.Vec3 // H·v
+	h      geom.Mat3
+}
+
+type frictionHit struct {
+	i int32
+	n geom.Vec3 // lagged normal
+	c frictionCache
+}
+
+// checkVec3 returns the Vec3 state of the owner's node, or an error.
+func checkVec3(b *graph.ObjectBase, what string) (graph.State, error) {
+	st := b.Node.State()
+	if st == nil {
+		return nil, b.Errorf("needs a Vec3 MechanicalObject in the same node")
+	}
+	if name := st.Template().Name(); name != graph.Vec3.Name() {
+		return nil, b.Errorf("state %q has template %s; %s acts on Vec3 points (map a surface onto the object, e.g. with RigidMapping for a Rigid3 body)", st.Base().Path(), name, what)
+	}
+	return st, nil
+}
+
+// lag takes the friction data of the step at positions x: every point
+// inside the obstacle gets friction bounded by its elastic normal force
+// γδ along the normal there, held for the step (Penalty). It also records
+// the contact figures.
+func (o *obstacle) lag(x []float64) {
+	o.fric = o.fric[:0]
+	o.contacts, o.maxDepth = 0, 0
+	n := len(x) / 3
+	for i := 0; i < n; i++ {
+		d, nrm, _, _ := o.shape.penetration(geom.At(x, i))
+		if d <= 0 {
+			continue
+		}
+		o.contacts++
+		o.maxDepth = max(o.maxDepth, d)
+		if o.pen.Friction > 0 {
+			o.fric = append(o.fric, frictionHit{i: int32(i), n: nrm,
+				c: frictionCache{scale: o.pen.Friction * o.pen.Stiffness * d}})
+		}
+	}
+}
+
+// addForce accumulates the contact forces (Penalty) at x, v.
+func (o *obstacle) addForce(f, x, v []float64) {
+	o.hits = o.hits[:0]
+	gamma, c := o.pen.Stiffness, o.pen.Damping
+	n := len(x) / 3
+	for i := 0; i < n; i++ {
+		d, nrm, h, curved := o.shape.penetration(geom.At(x, i))
+		if d <= 0 {
+			continue
+		}
+		vi := geom.At(v, i)
+		lam := gamma*d - c*vi.Dot(nrm)
+		if lam <= 0 {
+			continue // separating fast enough that the dashpot would pull
+		}
+		geom.AddAt(f, i, nrm.Scale(lam))
+		hit := obstacleHit{i: int32(i), lambda: lam, n: nrm, curved: curved}
+		if curved {
+			hit.h = h
+			hit.hv = h.MulVec(vi)
+		}
+		o.hits = append(o.hits, hit)
+	}
+	for k := range o.fric {
+		fh := &o.fric[k]
+		ft, cache := frictionForce(1, fh.c.scale, o.pen.SlipVelocity, fh.n, geom.At(v, int(fh.i)))
+		fh.c = cache
+		geom.AddAt(f, int(fh.i), ft)
+	}
+}
+
+// addDForce accumulates kFactor·K·dx + bFactor·B·dx at the last addForce:
+// K = −γ n nᵀ − c n (H v)ᵀ + λ H, B = −c n nᵀ + the friction's velocity
+// derivative.
+func (o *obstacle) addDForce(df, dx []float64, kFactor, bFactor float64) {
+	gamma, c := o.pen.Stiffness, o.pen.Damping
+	for k := range o.hits {
+		h := &o.hits[k]
+		d := geom.At(dx, int(h.i))
+		nd := h.n.Dot(d)
+		s := -(kFactor*gamma + bFactor*c) * nd
+		if h.curved && kFactor != 0 {
+			s -= kFactor * c * h.hv.Dot(d)
+			geom.AddAt(df, int(h.i), h.h.MulVec(d).Scale(kFactor*h.lambda))
+		}
+		geom.AddAt(df, int(h.i), h.n.Scale(s))
+	}
+	if bFactor == 0 {
+		return
+	}
+	for k := range o.fric {
+		fh := &o.fric[k]
+		geom.AddAt(df, int(fh.i), fh.c.dForce(fh.n, geom.At(dx, int(fh.i))).Scale(bFactor))
+	}
+}
+
+// energy returns Σ γ/2 δ² over the points inside.
+func (o *obstacle) energy(x []float64) float64 {
+	w := 0.0
+	n := len(x) / 3
+	for i := 0; i < n; i++ {
+		if d, _, _, _ := o.shape.penetration(geom.At(x, i)); d > 0 {
+			w += 0.5 * o.pen.Stiffness * d * d
+		}
+	}
+	return w
+}
