@@ -34,7 +34,8 @@ type LinearStatser interface {
 // Energies are in J (kinetic ½vᵀMv; potential: elastic plus gravity, the
 // scene's Energies); the residual is relative to the right-hand side.
 // Numbers are written in the shortest form that parses back to the same
-// float64. Row 0 is the initial state.
+// float64. Row 0 is the initial state, before any solve: its solver
+// fields are empty (CSV) or absent (JSON).
 //
 // The file is rewritten whole, atomically, at most once per second of wall
 // time and at Close, so it is always a complete, parseable log of the
@@ -173,6 +174,9 @@ func (e *EnergyLogger) record() {
 	k, p := s.Energies()
 	r := energyRow{step: s.StepCount, time: s.Time, kinetic: k, potential: p}
 	for _, ls := range e.solvers {
+		if s.StepCount == 0 {
+			break // nothing solved yet: the initial row has no solver figures
+		}
 		st := ls.LastStats()
 		r.iterations = append(r.iterations, st.Iterations)
 		r.residual = append(r.residual, st.Residual)
@@ -229,6 +233,11 @@ func (e *EnergyLogger) encodeCSV(buf *bytes.Buffer) {
 		for _, x := range []float64{r.time, r.kinetic, r.potential, r.kinetic + r.potential} {
 			b = append(b, ',')
 			b = num(b, x, false)
+		}
+		if len(r.iterations) == 0 {
+			for range e.solvers {
+				b = append(b, ",,,"...)
+			}
 		}
 		for i := range r.iterations {
 			b = append(b, ',')

@@ -266,9 +266,13 @@ func TestEnergyLogger(t *testing.T) {
 			if r.step != st || math.Abs(r.time-0.1*float64(st)) > 1e-15 || r.kin != en[st][0] || r.pot != en[st][1] || r.total != en[st][0]+en[st][1] {
 				t.Errorf("%s row %d: %+v; want step %d, energies %v", ext, i, r, st, en[st])
 			}
-			// statSolver reports 10 + n iterations after its n-th call.
+			// statSolver reports 10 + n iterations after its n-th call;
+			// nothing before the first step.
 			if st > 0 && (r.iters != 10+st || r.res != 1e-9*float64(st) || r.conv != (st%3 != 0)) {
 				t.Errorf("%s row %d: solver columns %d %g %v", ext, i, r.iters, r.res, r.conv)
+			}
+			if st == 0 && (r.iters != 0 || r.res != 0 || r.conv) {
+				t.Errorf("%s row 0 has solver figures %d %g %v before any solve", ext, r.iters, r.res, r.conv)
 			}
 		}
 		if en[5][1] == en[0][1] {
