@@ -444,6 +444,13 @@ func (f *voxelField) eval(p geom.Vec3, w []float64, g []geom.Vec3) {
 // axis (w(+h) − w(−h))/2h where both neighbours are material, a one-sided
 // difference where only one is, 0 where neither is (Gilles et al. 2011
 // Sec. 4.1, "central differences in the weight map").
+//
+// At an interface between materials (neighbours of another Young's
+// modulus) the difference is taken within the voxel's own material when a
+// neighbour of that material exists: material-aware weights are flat in a
+// stiff part and steep in the soft part next to it, and a central
+// difference across the kink would give the stiff voxel the average slope,
+// hence spurious strain in a part meant to move rigidly.
 func centralDifferences(g *Voxels, w []float64) []geom.Vec3 {
 	out := make([]geom.Vec3, len(w))
 	for v := range w {
@@ -460,6 +467,16 @@ func centralDifferences(g *Voxels, w []float64) []geom.Vec3 {
 				o := ijk
 				o[a]++
 				hi = int(g.Index[g.CellIndex(o[0], o[1], o[2])])
+			}
+			sameLo := lo >= 0 && g.Young[lo] == g.Young[v]
+			sameHi := hi >= 0 && g.Young[hi] == g.Young[v]
+			if sameLo != sameHi {
+				// One neighbour of each material: keep the voxel's own.
+				if !sameLo {
+					lo = -1
+				} else {
+					hi = -1
+				}
 			}
 			h := g.Spacing[a]
 			switch {
