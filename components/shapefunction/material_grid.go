@@ -50,7 +50,7 @@ type MaterialGrid struct {
 	Box         []float64  `toml:"box" doc:"solid box [xmin, ymin, zmin, xmax, ymax, zmax]" unit:"m"`
 	Filename    string     `toml:"filename" doc:"closed triangle surface (.stl or .obj) bounding the solid, relative to the scene file"`
 	Mesh        graph.Link `toml:"mesh" doc:"tetrahedral topology whose tetrahedra fill the solid (e.g. \"@../fem/topology\")"`
-	VoxelFile   string     `toml:"voxelFile" doc:"raw voxel file giving the grid and the material (format: sofago-voxels header + float32 values, see the package documentation)"`
+	VoxelFile   string     `toml:"voxelFile" doc:"raw voxel file giving the grid and the material (a sofago-voxels text header, then float32 values; see WriteVoxelFile in package shapefunction)"`
 	Scale       float64    `toml:"scale" doc:"factor applied to the surface's coordinates before translation (filename only)" range:"(0,inf)"`
 	Translation [3]float64 `toml:"translation" doc:"offset added to the surface's coordinates after scaling (filename only)" unit:"m"`
 	Resolution  [3]int     `toml:"resolution" doc:"cells per axis over the solid's bounding box; exclusive with cellSize (not for voxelFile)"`
