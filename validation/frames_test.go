@@ -304,3 +304,36 @@ func BenchmarkFEMBeamImplicitStep30x10x10(b *testing.B) {
 		return framesReplaceOnce(b, implicitBeam(b, s), "n = [21, 7, 7]", "n = [31, 11, 11]")
 	}))
 }
+
+// TestFramesSlenderBarLocking documents a limit of rigid frames blended
+// linearly along a bar: a segment between two frames that bends carries a
+// spurious shear γ = κ (x − x_mid) (each frame extrapolates the bent
+// centre line rigidly, off by the sagitta κ d²/2), zero only at the
+// segment's middle. Its energy grows like (frame spacing / thickness)²
+// against the bending energy, so a slender bar with samples spread along
+// the segments is far too stiff, while samples in one layer per segment,
+// at the segments' middles (reduced integration, as for Timoshenko beam
+// elements), see no spurious shear. Small deflection, so the reference is
+// beam theory (Euler–Bernoulli plus Timoshenko shear).
+func TestFramesSlenderBarLocking(t *testing.T) {
+	b := beam{L: 1, H: 0.1, E: 1e9, Nu: 0, Rho: 1000, G: 9.81}
+	theory := timoshenkoGravitySag(b)
+	sag := func(samples string) float64 {
+		end, _ := framesBeamEnd(t, func(s string) string {
+			s = framesReplaceOnce(t, s, "box = [0, 0, 0, 1, 0.3, 0.3]", "box = [0, 0, 0, 1, 0.1, 0.1]")
+			s = framesReplaceOnce(t, s, "resolution = [40, 12, 12]", "resolution = [40, 4, 4]")
+			s = framesReplaceOnce(t, s, "dirichletRadius = 0.075", "dirichletRadius = 0.025")
+			s = strings.ReplaceAll(s, "youngModulus = 1e6", "youngModulus = 1e9")
+			s = strings.ReplaceAll(s, "0.15, 0.15", "0.05, 0.05")
+			s = strings.ReplaceAll(s, "0.15,\n", "0.05,\n")
+			return framesReplaceOnce(t, s, "resolution = [10, 10, 9]", "resolution = ["+samples+"]")
+		})
+		return 0.05 - end[1]
+	}
+	dense, aligned := sag("10, 4, 4"), sag("4, 4, 4")
+	t.Logf("slender bar (L/h = 10, frames 2.5 h apart), tip sag / beam theory %.4g m: 10 sample layers along the bar %.3f, one layer per segment %.3f",
+		theory, dense/theory, aligned/theory)
+	if !(dense < 0.6*theory) || math.Abs(aligned/theory-1) > 0.1 {
+		t.Errorf("expected locking with 10 layers (got %.3f of theory) and none with one layer per segment (%.3f)", dense/theory, aligned/theory)
+	}
+}
