@@ -23,7 +23,8 @@ import (
 //     interpolation over the voxel centres of a voxel field and of its
 //     central-difference gradient for the grid methods);
 //  2. the nbRef frames of largest positive kernel are kept (SOFA Flexible's
-//     nbRef; ties by frame index) and normalised to a partition of unity,
+//     nbRef; ties by frame index; a point no kernel reaches follows the
+//     frame of nearest origin) and normalised to a partition of unity,
 //     w_f = K_f/S with S = Σ_kept K, with the gradient of that quotient,
 //     ∇w_f = (∇K_f − w_f Σ_kept ∇K)/S, so Σ w = 1 and Σ ∇w = 0 hold to
 //     rounding (linear blend skinning then reproduces affine motions
@@ -245,6 +246,16 @@ func (e *pointEvaluator) at(p geom.Vec3) []influence {
 		kept = append(kept, f)
 	}
 	e.infl = e.infl[:0]
+	if len(kept) == 0 {
+		// No kernel reaches p (a point outside the object beyond every
+		// compact support): it follows the frame of nearest origin.
+		f := e.b.nearestFrame(p)
+		e.infl = append(e.infl, influence{frame: f, w: 1})
+		for _, s := range b.splits {
+			e.applySplit(s, p)
+		}
+		return e.infl
+	}
 	S := 0.0
 	var G geom.Vec3
 	for _, f := range kept {
@@ -490,4 +501,15 @@ func centralDifferences(g *Voxels, w []float64) []geom.Vec3 {
 		}
 	}
 	return out
+}
+
+// nearestFrame returns the base frame whose rest origin is nearest p.
+func (b *ShapeFunctionBase) nearestFrame(p geom.Vec3) int {
+	best, bestD := 0, math.Inf(1)
+	for f, o := range b.origins {
+		if d := o.Sub(p).Norm2(); d < bestD {
+			best, bestD = f, d
+		}
+	}
+	return best
 }
