@@ -201,7 +201,8 @@ func (c *ReducedStVKForceField) Model() *reduced.Model { return c.model }
 // Precomputed returns the basis, polynomials and inertia (nil before Init).
 func (c *ReducedStVKForceField) Precomputed() *reduced.Precomputed { return c.pre }
 
-// CacheInfo reports the cache file used ("" when caching is off), whether
+// CacheInfo reports the cache file used ("" when caching is off or the
+// file could not be written), whether
 // the precomputation came from it, and how long computing took otherwise.
 func (c *ReducedStVKForceField) CacheInfo() (path string, hit bool, compute time.Duration) {
 	return c.cachePath, c.cacheHit, c.precompTime
@@ -294,15 +295,11 @@ func (c *ReducedStVKForceField) prepareOnce() error {
 		c.pre = pre
 		c.precompTime = time.Since(start)
 		if c.Cache {
-			if err := os.MkdirAll(filepath.Dir(c.cachePath), 0o755); err != nil {
-				return c.Errorf("cache folder: %v", err)
-			}
-			ignore := filepath.Join(filepath.Dir(c.cachePath), ".gitignore")
-			if _, err := os.Stat(ignore); errors.Is(err, os.ErrNotExist) {
-				os.WriteFile(ignore, []byte("# precomputed reduced models (sofago), safe to delete\n*\n"), 0o644)
-			}
-			if err := reduced.WriteCache(c.cachePath, key, pre); err != nil {
-				return c.Wrap(err)
+			// A cache that cannot be written (read-only checkout) only
+			// costs the next run its precomputation: say so, go on.
+			if err := c.writeCache(key, pre); err != nil {
+				c.progress("cache", 0, 0, "not saved: "+err.Error())
+				c.cachePath = ""
 			}
 		}
 	}
@@ -327,6 +324,22 @@ func (c *ReducedStVKForceField) prepareOnce() error {
 	c.q, c.R, c.K = make([]float64, c.r), make([]float64, c.r), make([]float64, c.r*c.r)
 	c.linearised = false
 	return nil
+}
+
+// writeCache saves the precomputation, creating the folder with a
+// .gitignore that ignores everything in it.
+func (c *ReducedStVKForceField) writeCache(key reduced.Key, pre *reduced.Precomputed) error {
+	dir := filepath.Dir(c.cachePath)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	ignore := filepath.Join(dir, ".gitignore")
+	if _, err := os.Stat(ignore); errors.Is(err, os.ErrNotExist) {
+		if err := os.WriteFile(ignore, []byte("# precomputed reduced models (sofago), safe to delete\n*\n"), 0o644); err != nil {
+			return err
+		}
+	}
+	return reduced.WriteCache(c.cachePath, key, pre)
 }
 
 // resolve makes a scene-relative path absolute.

@@ -400,3 +400,18 @@ func TestReducedSceneErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestUnwritableCacheIsNotAnError: a cache folder that cannot be created
+// (here: under a regular file) leaves the model working, uncached.
+func TestUnwritableCacheIsNotAnError(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(shortBar(barText("", [3]float64{})), "cache = false", fmt.Sprintf("cacheDir = %q", filepath.Join(file, "sub")), 1)
+	s := initWithBasis(t, text, randomBarBasis(3))
+	path, hit, _ := graphtest.Find[*creduced.ReducedStVKForceField](t, s, "bar/stvk").CacheInfo()
+	if path != "" || hit {
+		t.Errorf("cache path %q, hit %v; want none", path, hit)
+	}
+}
