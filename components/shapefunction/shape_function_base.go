@@ -219,6 +219,7 @@ type pointEvaluator struct {
 	w     []float64
 	g     []geom.Vec3
 	order []int
+	kept  []int
 	infl  []influence
 	pw    []float64
 	pg    []geom.Vec3
@@ -237,14 +238,21 @@ func (e *pointEvaluator) at(p geom.Vec3) []influence {
 		e.order[f] = f
 	}
 	w := e.w
-	sort.SliceStable(e.order, func(i, j int) bool { return w[e.order[i]] > w[e.order[j]] })
-	kept := e.order[:0:0]
-	for _, f := range e.order {
+	// Stable insertion sort by decreasing kernel (frames are few).
+	o := e.order
+	for i := 1; i < len(o); i++ {
+		for j := i; j > 0 && w[o[j]] > w[o[j-1]]; j-- {
+			o[j], o[j-1] = o[j-1], o[j]
+		}
+	}
+	kept := e.kept[:0]
+	for _, f := range o {
 		if len(kept) == b.NbRef || !(w[f] > 0) {
 			break
 		}
 		kept = append(kept, f)
 	}
+	e.kept = kept
 	e.infl = e.infl[:0]
 	if len(kept) == 0 {
 		// No kernel reaches p (a point outside the object beyond every
