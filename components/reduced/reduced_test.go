@@ -290,6 +290,15 @@ func TestReducedMatchesProjectedFullModel(t *testing.T) {
 	if err := ff.SetMaterial(2, 1e6, 0.3); err == nil {
 		t.Error("SetMaterial of a group out of range: no error")
 	}
+	// A Young's modulus per element (stiffness weights within group 0).
+	var list []string
+	for e := 0; e < 6*2*2*6; e++ {
+		list = append(list, fmt.Sprintf("%g", 1e6*(1+float64(e%7))))
+	}
+	perElement := "youngModulusPerElement = [" + strings.Join(list, ", ") + "]"
+	if e := compare(t, reducedModel(t, b, perElement), projected(t, b, 2e6, 0.3, perElement), q); e > tol {
+		t.Errorf("with youngModulusPerElement: difference %.2g", e)
+	}
 	if err := ff.SetMaterial(0, 1e6, 0.5); err == nil {
 		t.Error("SetMaterial with ν = 0.5: no error")
 	}
