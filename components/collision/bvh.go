@@ -21,6 +21,9 @@ type bvh struct {
 	nodes []bvhNode
 	prims []int32 // primitive indices in leaf order
 	boxes []box   // triangle trees: the box of each triangle at the last refit, in leaf order (boxes[j] bounds prims[j])
+	// leafTris are the triangles' vertices in leaf order, so that the refit
+	// reads them in sequence.
+	leafTris [][3]int32
 }
 
 type bvhNode struct {
@@ -78,10 +81,13 @@ func (b *bvh) build(c []geom.Vec3, lo, hi, leafSize int) int32 {
 func (b *bvh) refitTriangles(x []float64, tris [][3]int32) {
 	if len(b.boxes) != len(tris) {
 		b.boxes = make([]box, len(tris))
+		b.leafTris = make([][3]int32, len(tris))
+		for j, t := range b.prims {
+			b.leafTris[j] = tris[t]
+		}
 	}
-	for j, t := range b.prims {
-		bx := &b.boxes[j]
-		tr := tris[t]
+	for j := range b.leafTris {
+		bx, tr := &b.boxes[j], &b.leafTris[j]
 		i0, i1, i2 := 3*int(tr[0]), 3*int(tr[1]), 3*int(tr[2])
 		for k := 0; k < 3; k++ {
 			u, v, w := x[i0+k], x[i1+k], x[i2+k]
@@ -120,78 +126,147 @@ func (b *bvh) merge(nd, l, r *bvhNode) {
 
 // boxDist2To returns the squared distance from p to the box bx (0 inside).
 func boxDist2To(bx *box, p geom.Vec3) float64 {
-	d2 := 0.0
-	for k := 0; k < 3; k++ {
-		if e := bx.lo[k] - p[k]; e > 0 {
-			d2 += e * e
-		} else if e := p[k] - bx.hi[k]; e > 0 {
-			d2 += e * e
-		}
-	}
-	return d2
+	dx := max(bx.lo[0]-p[0], p[0]-bx.hi[0], 0)
+	dy := max(bx.lo[1]-p[1], p[1]-bx.hi[1], 0)
+	dz := max(bx.lo[2]-p[2], p[2]-bx.hi[2], 0)
+	return dx*dx + dy*dy + dz*dz
 }
 
 // boxDist2 returns the squared distance from p to the box of nd (0 inside).
 func boxDist2(nd *bvhNode, p geom.Vec3) float64 {
-	d2 := 0.0
-	for k := 0; k < 3; k++ {
-		if e := nd.lo[k] - p[k]; e > 0 {
-			d2 += e * e
-		} else if e := p[k] - nd.hi[k]; e > 0 {
-			d2 += e * e
-		}
-	}
-	return d2
+	// Branch-free (the builtin max): the comparisons of a query against
+	// scattered boxes are unpredictable, and mispredicted branches cost
+	// more than the arithmetic.
+	dx := max(nd.lo[0]-p[0], p[0]-nd.hi[0], 0)
+	dy := max(nd.lo[1]-p[1], p[1]-nd.hi[1], 0)
+	dz := max(nd.lo[2]-p[2], p[2]-nd.hi[2], 0)
+	return dx*dx + dy*dy + dz*dz
 }
 
 func (nd *bvhNode) size() float64 {
 	return (nd.hi[0] - nd.lo[0]) + (nd.hi[1] - nd.lo[1]) + (nd.hi[2] - nd.lo[2])
 }
 
-// nearestTriangle returns the triangle of s (whose tree is b) closest to p
-// within √maxD2, by depth-first branch and bound with the nearer child
-// first, skipping the triangles around DOF exclude (its one-ring
-// neighbourhood, for self-contact; −1: none). It returns −1 when no
-// triangle is that close.
-func (b *bvh) nearestTriangle(p geom.Vec3, x []float64, s *surface, maxD2 float64, exclude int32, stack *[]int32) (best int32, bestD2 float64) {
-	best, bestD2 = -1, maxD2
+// refitPoints recomputes the boxes of a tree over points: primitive i is
+// the point pts[i] of the flat coordinates x.
+func (b *bvh) refitPoints(x []float64, pts []int32) {
+	for i := len(b.nodes) - 1; i >= 0; i-- {
+		nd := &b.nodes[i]
+		if nd.right >= 0 {
+			b.merge(nd, &b.nodes[i+1], &b.nodes[nd.right])
+			continue
+		}
+		q := x[3*pts[b.prims[nd.start]]:]
+		nd.lo = [3]float64{q[0], q[1], q[2]}
+		nd.hi = nd.lo
+		for _, pi := range b.prims[nd.start+1 : nd.start+nd.count] {
+			q := x[3*pts[pi] : 3*pts[pi]+3]
+			for k := 0; k < 3; k++ {
+				nd.lo[k], nd.hi[k] = min(nd.lo[k], q[k]), max(nd.hi[k], q[k])
+			}
+		}
+	}
+}
+
+// near reports whether the boxes of a and b lie within r of each other.
+func near(a, b *bvhNode, r float64) bool {
+	return a.lo[0]-r <= b.hi[0] && b.lo[0] <= a.hi[0]+r &&
+		a.lo[1]-r <= b.hi[1] && b.lo[1] <= a.hi[1]+r &&
+		a.lo[2]-r <= b.hi[2] && b.lo[2] <= a.hi[2]+r
+}
+
+// triQuery is the narrow phase of one point p against a surface: the
+// nearest triangle so far and its squared distance (the bound).
+//
+// For self-contact (exclude ≥ 0, the DOF at p) it skips the triangles
+// around that DOF (its one-ring neighbourhood) and those that do not face
+// it (face normal · facing ≥ 0, facing the vertex's own normal): a surface
+// can only touch itself where two of its sheets face each other, and
+// without that filter every vertex of a convex surface would lie behind
+// its neighbours' planes.
+type triQuery struct {
+	p       geom.Vec3
+	x       []float64
+	s       *surface
+	exclude int32
+	facing  geom.Vec3
+	best    int32
+	bestD2  float64
+}
+
+// test measures triangle t: first the distance to its plane, a lower
+// bound on the distance to the triangle that needs no square root
+// ((p − v0)·N)² ≥ bound·|N|² for the unnormalised normal N) and rejects
+// most triangles of a nearly parallel surface, then exactly (Ericson's
+// closest point).
+func (q *triQuery) test(t int32) {
+	tr := q.s.tris[t]
+	x := q.x
+	i0, i1, i2 := 3*int(tr[0]), 3*int(tr[1]), 3*int(tr[2])
+	ax, ay, az := x[i0], x[i0+1], x[i0+2]
+	ux, uy, uz := x[i1]-ax, x[i1+1]-ay, x[i1+2]-az
+	vx, vy, vz := x[i2]-ax, x[i2+1]-ay, x[i2+2]-az
+	nx, ny, nz := uy*vz-uz*vy, uz*vx-ux*vz, ux*vy-uy*vx
+	if q.exclude >= 0 && (q.s.isNeighbourhood(t, q.exclude) || nx*q.facing[0]+ny*q.facing[1]+nz*q.facing[2] >= 0) {
+		return
+	}
+	h := (q.p[0]-ax)*nx + (q.p[1]-ay)*ny + (q.p[2]-az)*nz
+	if h*h >= q.bestD2*(nx*nx+ny*ny+nz*nz) {
+		return
+	}
+	c, _, _ := closestOnTriangle(q.p, geom.Vec3{ax, ay, az}, geom.Vec3{x[i1], x[i1+1], x[i1+2]}, geom.Vec3{x[i2], x[i2+1], x[i2+2]})
+	if d2 := c.Sub(q.p).Norm2(); d2 < q.bestD2 {
+		q.best, q.bestD2 = t, d2
+	}
+}
+
+// testLeaf measures the triangles of leaf nd whose boxes are within the
+// bound, except skip.
+func (q *triQuery) testLeaf(b *bvh, nd *bvhNode, skip int32) {
+	for j := nd.start; j < nd.start+nd.count; j++ {
+		if t := b.prims[j]; t != skip && boxDist2To(&b.boxes[j], q.p) < q.bestD2 {
+			q.test(t)
+		}
+	}
+}
+
+// nearest finds the triangle of the tree b closest to q.p within the
+// current bound, by depth-first branch and bound with the nearer child
+// first, skipping triangle skip (already measured).
+func (q *triQuery) nearest(b *bvh, skip int32, stack *[]bvhEntry) {
 	if len(b.nodes) == 0 {
 		return
 	}
-	st := append((*stack)[:0], 0)
+	st := append((*stack)[:0], bvhEntry{0, boxDist2(&b.nodes[0], q.p)})
 	for len(st) > 0 {
-		i := st[len(st)-1]
+		e := st[len(st)-1]
 		st = st[:len(st)-1]
-		nd := &b.nodes[i]
-		if boxDist2(nd, p) >= bestD2 {
+		if e.d2 >= q.bestD2 {
 			continue
 		}
+		nd := &b.nodes[e.node]
 		if nd.right < 0 {
-			for j := nd.start; j < nd.start+nd.count; j++ {
-				t := b.prims[j]
-				if boxDist2To(&b.boxes[j], p) >= bestD2 || (exclude >= 0 && s.isNeighbourhood(t, exclude)) {
-					continue
-				}
-				v0, v1, v2 := s.corners(t, x)
-				q, _, _ := closestOnTriangle(p, v0, v1, v2)
-				if d2 := q.Sub(p).Norm2(); d2 < bestD2 {
-					best, bestD2 = t, d2
-				}
-			}
+			q.testLeaf(b, nd, skip)
 			continue
 		}
-		l, r := i+1, nd.right
-		dl, dr := boxDist2(&b.nodes[l], p), boxDist2(&b.nodes[r], p)
+		l, r := e.node+1, nd.right
+		dl, dr := boxDist2(&b.nodes[l], q.p), boxDist2(&b.nodes[r], q.p)
 		if dl < dr {
 			l, r, dl, dr = r, l, dr, dl // push the nearer last: it is popped first
 		}
-		if dl < bestD2 {
-			st = append(st, l)
+		if dl < q.bestD2 {
+			st = append(st, bvhEntry{l, dl})
 		}
-		if dr < bestD2 {
-			st = append(st, r)
+		if dr < q.bestD2 {
+			st = append(st, bvhEntry{r, dr})
 		}
 	}
 	*stack = st
-	return best, bestD2
+}
+
+// bvhEntry is a node waiting on a stack, with its box distance to the query
+// point where that matters.
+type bvhEntry struct {
+	node int32
+	d2   float64
 }

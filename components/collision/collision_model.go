@@ -33,7 +33,8 @@ type model struct {
 	self   bool // self-contact (triangle models only)
 	group  int
 
-	triTree *bvh        // triangle models
+	ptTree  *bvh        // over points
+	triTree *bvh        // over triangles (triangle models)
 	solver  *graph.Node // node of the ODE solver integrating it; nil: static
 	claimed *graph.ObjectBase
 
@@ -67,9 +68,14 @@ func (m *model) setup(b *graph.ObjectBase, st graph.State, points []int32, tris 
 			a, bb, c := s.corners(int32(t), x)
 			cent[t] = a.Add(bb).Add(c).Scale(1.0 / 3)
 		}
-		m.triTree = buildBVH(cent, 4)
+		m.triTree = buildBVH(cent, 8)
 	}
 	m.points = points
+	cent := make([]geom.Vec3, len(points))
+	for i, p := range points {
+		cent[i] = geom.At(x, int(p))
+	}
+	m.ptTree = buildBVH(cent, 8)
 	m.bestD2 = make([]float64, len(points))
 	for i := range m.bestD2 {
 		m.bestD2[i] = inf
@@ -83,8 +89,11 @@ func (m *model) setup(b *graph.ObjectBase, st graph.State, points []int32, tris 
 
 // refit updates the hierarchies to the current positions.
 func (m *model) refit() {
+	x := m.state.Vec(graph.Position)
+	m.ptTree.refitPoints(x, m.points)
 	if m.triTree != nil {
-		m.triTree.refitTriangles(m.state.Vec(graph.Position), m.surf.tris)
+		m.triTree.refitTriangles(x, m.surf.tris)
+		m.surf.newPositions()
 	}
 }
 

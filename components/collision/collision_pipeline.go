@@ -16,15 +16,19 @@ var inf = math.Inf(1)
 //
 // Detection, once per step, before the solvers (graph.CollisionPipeline):
 //
-//   - broad phase: every triangle model has a bounding-volume hierarchy over
-//     its triangles, built once and refitted to the current positions
-//     every step; the points of A inside the root box of B (grown by
-//     contactDistance) go on to
+//   - broad phase: every model has a bounding-volume hierarchy over its
+//     points and, for triangle models, one over its triangles, built once
+//     and refitted to the current positions every step (O(n), no
+//     rebuild); the points of A whose leaves and selves lie within
+//     contactDistance of the box of B's surface go on to
 //   - narrow phase: the nearest triangle of B to each such point p within
-//     contactDistance, by branch and bound down B's hierarchy (nearer child
-//     first, boxes of single triangles tested before the exact
-//     point–triangle distance of Ericson), which gives the closest point
-//     c on B's surface; p is inside B when (p − c)·N < 0 for the
+//     contactDistance, by branch and bound down B's triangle tree (nearer
+//     child first). The point's nearest triangle at the last detection (or
+//     its neighbour's) is measured first, so the search starts with a
+//     tight bound and opens few nodes; triangle boxes, then the distance to
+//     the triangle's plane, are tested before the exact point–triangle
+//     distance (Ericson). That gives the closest point c on B's surface; p
+//     is inside B when (p − c)·N < 0 for the
 //     angle-weighted pseudo-normal N of the feature c lies on (Bærentzen &
 //     Aanæs 2005; exact for B's closed surface), which gives the
 //     penetration δ and B's outward normal n at c. A point found
@@ -64,7 +68,8 @@ var inf = math.Inf(1)
 //
 // Self-contact (selfCollision on a TriangleCollisionModel, off by
 // default) tests the surface's vertices against its own triangles, skipping
-// those within one ring of the vertex.
+// those within one ring of the vertex and those that do not face it (a
+// surface touches itself only where two sheets face each other: a fold).
 type CollisionPipeline struct {
 	graph.ObjectBase
 	Penalty
@@ -76,7 +81,8 @@ type CollisionPipeline struct {
 	explicitN    int     // explicitly coupled contacts penetrating at the last detection
 	explicitMax  float64 // their largest penetration
 
-	stack []int32
+	stack []bvhEntry
+	walk  []int32
 }
 
 // Contact coupling of a pair of models.
@@ -96,6 +102,7 @@ type pairState struct {
 	slotB    int32
 	prev     []int32 // points of A penetrating B at the last detection
 	next     []int32
+	hint     []int32 // per point of A: its nearest triangle of B at the last detection (−1: none)
 }
 
 // collider is implemented by the collision model components.
@@ -162,7 +169,10 @@ func (p *CollisionPipeline) Init() error {
 			if a.solver == nil && b.solver == nil {
 				continue // two static objects
 			}
-			ps := &pairState{a: a, b: b}
+			ps := &pairState{a: a, b: b, hint: make([]int32, len(a.points))}
+			for i := range ps.hint {
+				ps.hint[i] = -1
+			}
 			switch {
 			case a.solver == b.solver:
 				ps.coupling = coupleImplicit
@@ -251,26 +261,54 @@ func (p *CollisionPipeline) detect(ps *pairState) {
 	r2 := r * r
 	self := a == b
 	a.touched = a.touched[:0]
-	// Broad phase: the points of A within r of the box of B's surface;
-	// narrow phase: for each, the nearest triangle of B within r (branch
-	// and bound down B's triangle tree, nearer child first).
-	exclude := int32(-1)
+	// Broad phase: the leaves of A's point tree within r of the box of B's
+	// surface, then their points within r of it. Narrow phase: for each,
+	// the nearest triangle of B within r by branch and bound down B's
+	// triangle tree, starting from a hint — the point's nearest at the
+	// last detection, or the previous point's — whose distance bounds the
+	// search from the start, so that few nodes are opened.
+	q := triQuery{x: xb, s: b.surf, exclude: -1}
 	rootB := &b.triTree.nodes[0]
-	lo0, lo1, lo2 := rootB.lo[0]-r, rootB.lo[1]-r, rootB.lo[2]-r
-	hi0, hi1, hi2 := rootB.hi[0]+r, rootB.hi[1]+r, rootB.hi[2]+r
-	for pi, dof := range a.points {
-		q := xa[3*dof : 3*dof+3]
-		if q[0] < lo0 || q[0] > hi0 || q[1] < lo1 || q[1] > hi1 || q[2] < lo2 || q[2] > hi2 {
+	st := append(p.walk[:0], 0)
+	for len(st) > 0 {
+		i := st[len(st)-1]
+		st = st[:len(st)-1]
+		na := &a.ptTree.nodes[i]
+		if !near(na, rootB, r) {
 			continue
 		}
-		if self {
-			exclude = dof
+		if na.right >= 0 {
+			st = append(st, i+1, na.right)
+			continue
 		}
-		if t, d2 := b.triTree.nearestTriangle(geom.Vec3{q[0], q[1], q[2]}, xb, b.surf, r2, exclude, &p.stack); t >= 0 {
-			a.touched = append(a.touched, int32(pi))
-			a.bestD2[pi], a.bestTri[pi] = d2, t
+		prev := int32(-1)
+		for _, pi := range a.ptTree.prims[na.start : na.start+na.count] {
+			dof := a.points[pi]
+			q.p = geom.At(xa, int(dof))
+			if boxDist2(rootB, q.p) >= r2 {
+				continue
+			}
+			q.best, q.bestD2 = -1, r2
+			if self {
+				q.exclude, q.facing = dof, a.surf.vertexNormal(dof, xa)
+			}
+			hint := ps.hint[pi]
+			if hint < 0 {
+				hint = prev
+			}
+			if hint >= 0 {
+				q.test(hint)
+			}
+			q.nearest(b.triTree, hint, &p.stack)
+			ps.hint[pi] = q.best
+			if q.best >= 0 {
+				a.touched = append(a.touched, pi)
+				a.bestD2[pi], a.bestTri[pi] = q.bestD2, q.best
+				prev = q.best
+			}
 		}
 	}
+	p.walk = st
 	// Points that were penetrating at the last detection are looked for at
 	// any depth.
 	for _, pi := range ps.prev {
@@ -278,13 +316,15 @@ func (p *CollisionPipeline) detect(ps *pairState) {
 			continue
 		}
 		dof := a.points[pi]
+		q.p = geom.At(xa, int(dof))
+		q.best, q.bestD2 = -1, inf
 		if self {
-			exclude = dof
+			q.exclude, q.facing = dof, a.surf.vertexNormal(dof, xa)
 		}
-		t, d2 := b.triTree.nearestTriangle(geom.At(xa, int(dof)), xb, b.surf, inf, exclude, &p.stack)
-		if t >= 0 {
+		q.nearest(b.triTree, -1, &p.stack)
+		if q.best >= 0 {
 			a.touched = append(a.touched, pi)
-			a.bestD2[pi], a.bestTri[pi] = d2, t
+			a.bestD2[pi], a.bestTri[pi] = q.bestD2, q.best
 		}
 	}
 	ps.next = ps.next[:0]

@@ -123,7 +123,7 @@ type meshShape struct {
 	x     []float64
 	surf  *surface
 	tree  *bvh
-	stack []int32
+	stack []bvhEntry
 	tiny  float64 // distances below this count as on the surface (no curvature term)
 }
 
@@ -152,7 +152,9 @@ func (s *meshShape) penetration(p geom.Vec3) (float64, geom.Vec3, geom.Mat3, boo
 	if boxDist2(&s.tree.nodes[0], p) > 0 {
 		return 0, geom.Vec3{}, geom.Mat3{}, false
 	}
-	t, _ := s.tree.nearestTriangle(p, s.x, s.surf, math.Inf(1), -1, &s.stack)
+	query := triQuery{p: p, x: s.x, s: s.surf, exclude: -1, best: -1, bestD2: math.Inf(1)}
+	query.nearest(s.tree, -1, &s.stack)
+	t := query.best
 	if t < 0 {
 		return 0, geom.Vec3{}, geom.Mat3{}, false
 	}

@@ -87,6 +87,11 @@ type surface struct {
 	// neighbours of each DOF (CSR), for self-contact exclusion.
 	nbStart []int32
 	nbList  []int32
+	// Vertex pseudo-normals computed since the last newPositions (a vertex
+	// of high valence, a pole, is the feature of many contacts).
+	vnCache []geom.Vec3
+	vnStamp []uint32
+	stamp   uint32
 }
 
 // newSurface builds the connectivity of triangles over a state of n DOFs
@@ -215,6 +220,29 @@ func (s *surface) pseudoNormal(t int32, feat int8, x []float64) geom.Vec3 {
 		return s.faceNormal(et[0], x).Add(s.faceNormal(et[1], x))
 	}
 	v := s.tris[t][feat-featVert0]
+	if s.vnStamp == nil {
+		return s.vertexNormal(v, x)
+	}
+	if s.vnStamp[v] != s.stamp {
+		s.vnCache[v], s.vnStamp[v] = s.vertexNormal(v, x), s.stamp
+	}
+	return s.vnCache[v]
+}
+
+// newPositions tells the surface that its positions changed (cached
+// vertex normals are stale); it starts caching them.
+func (s *surface) newPositions() {
+	if s.vnStamp == nil {
+		s.vnStamp = make([]uint32, len(s.vtStart)-1)
+		s.vnCache = make([]geom.Vec3, len(s.vtStart)-1)
+	}
+	s.stamp++
+}
+
+// vertexNormal returns the angle-weighted pseudo-normal of DOF v
+// (unnormalised): Σ over its triangles of the angle at v times the unit
+// face normal.
+func (s *surface) vertexNormal(v int32, x []float64) geom.Vec3 {
 	p := geom.At(x, int(v))
 	var n geom.Vec3
 	for _, u := range s.vtList[s.vtStart[v]:s.vtStart[v+1]] {
@@ -237,7 +265,7 @@ func (s *surface) pseudoNormal(t int32, feat int8, x []float64) geom.Vec3 {
 }
 
 // isNeighbourhood reports whether triangle t touches DOF v or one of its
-// neighbours: the triangles self-contact ignores around a vertex (they are
+// neighbours: triangles self-contact ignores around a vertex (they are
 // within about one edge length of it by construction).
 func (s *surface) isNeighbourhood(t int32, v int32) bool {
 	nb := s.nbList[s.nbStart[v]:s.nbStart[v+1]]
@@ -264,15 +292,40 @@ func (s *surface) signedContact(p, c geom.Vec3, t int32, feat int8, x []float64)
 		n = s.faceNormal(t, x)
 		return c.Sub(p).Dot(n), n
 	}
-	pn := s.pseudoNormal(t, feat, x)
 	d := p.Sub(c)
 	dist := d.Norm()
 	if dist == 0 {
-		return 0, pn.Normalized()
+		return 0, s.pseudoNormal(t, feat, x).Normalized()
 	}
 	n = d.Scale(1 / dist)
-	if d.Dot(pn) < 0 {
+	if s.behind(d, t, feat, x) {
 		return dist, n.Scale(-1) // inside: push from p toward c
 	}
 	return -dist, n
+}
+
+// behind reports whether d = p − c points into the surface at feature feat
+// of triangle t: d·N < 0 for the feature's pseudo-normal N. At a vertex,
+// when d lies on the same side of every incident face's plane, that side
+// decides without the angle weights (acos): only where the faces disagree
+// (near an edge of a curved or folded surface) is the weighted normal
+// needed.
+func (s *surface) behind(d geom.Vec3, t int32, feat int8, x []float64) bool {
+	if feat < featVert0 || feat > featVert2 {
+		return d.Dot(s.pseudoNormal(t, feat, x)) < 0
+	}
+	v := s.tris[t][feat-featVert0]
+	in, out := false, false
+	for _, u := range s.vtList[s.vtStart[v]:s.vtStart[v+1]] {
+		a, b, c := s.corners(u, x)
+		if d.Dot(b.Sub(a).Cross(c.Sub(a))) < 0 {
+			in = true
+		} else {
+			out = true
+		}
+		if in && out {
+			return d.Dot(s.pseudoNormal(t, feat, x)) < 0
+		}
+	}
+	return in
 }
