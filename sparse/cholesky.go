@@ -759,10 +759,11 @@ func (c *Cholesky) backward(y []float64) {
 }
 
 // SolveMany sets X[c] = A⁻¹·B[c] for every right-hand side c (X[c] and
-// B[c] may be the same slice). The factor is read once for all of them
-// and the large supernode blocks are applied with BLAS-3 kernels (trsm,
-// gemm; small ones with plain loops): a block of 8 right-hand sides costs
-// about 3 single solves (BenchmarkSolve, 10k DOFs).
+// B[c] may be the same slice). Each row of L is read from memory once for
+// all the right-hand sides (a single solve is bound by memory traffic),
+// and the work per row is one dot product or axpy per right-hand side
+// (gonum's assembly kernels): 8 right-hand sides cost about 4 single
+// solves (BenchmarkSolve).
 func (c *Cholesky) SolveMany(X, B [][]float64) {
 	nb := len(B)
 	if nb == 0 {
@@ -774,37 +775,35 @@ func (c *Cholesky) SolveMany(X, B [][]float64) {
 	}
 	s := c.sym
 	n := s.n
-	Y := make([]float64, n*nb) // row-major n×nb, permuted rows
-	for k, i := range s.perm {
-		for j := 0; j < nb; j++ {
-			Y[k*nb+j] = B[j][i]
+	Y := make([]float64, n*nb) // column-major: right-hand side j at Y[j·n:], permuted rows
+	for j := 0; j < nb; j++ {
+		y, b := Y[j*n:(j+1)*n], B[j]
+		for k, i := range s.perm {
+			y[k] = b[i]
 		}
 	}
+	ys := make([][]float64, nb)
 	m := len(s.super) - 1
-	tmp := make([]float64, s.maxNr*nb)
 	for k := 0; k < m; k++ { // L·Y = Y
 		f, l := s.super[k], s.super[k+1]
 		ns := l - f
 		rows := s.srow[s.sptr[k]:s.sptr[k+1]]
-		nu := len(rows) - ns
 		L := c.l[s.lptr[k]:s.lptr[k+1]]
-		if len(rows)*ns < blasMinBlock {
-			forwardSmall(Y, nb, L, rows, f, ns)
-			continue
+		for j := range ys {
+			ys[j] = Y[j*n+f : j*n+l]
 		}
-		ys := blas64.General{Rows: ns, Cols: nb, Stride: nb, Data: Y[f*nb : l*nb]}
-		blas64.Trsm(blas.Left, blas.NoTrans, 1, blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: ns, Stride: ns, Data: L}, ys)
-		if nu == 0 {
-			continue
+		for i := 0; i < ns; i++ {
+			row := L[i*ns : i*ns+i]
+			d := L[i*ns+i]
+			for _, y := range ys {
+				y[i] = (y[i] - f64dot(row, y[:i])) / d
+			}
 		}
-		t := blas64.General{Rows: nu, Cols: nb, Stride: nb, Data: tmp[:nu*nb]}
-		l21 := blas64.General{Rows: nu, Cols: ns, Stride: ns, Data: L[ns*ns:]}
-		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, l21, ys, 0, t)
-		for q, r := range rows[ns:] {
-			yr := Y[int(r)*nb : int(r)*nb+nb]
-			tr := t.Data[q*nb : q*nb+nb]
-			for j := range yr {
-				yr[j] -= tr[j]
+		for q := ns; q < len(rows); q++ {
+			r := int(rows[q])
+			row := L[q*ns : q*ns+ns]
+			for j, y := range ys {
+				Y[j*n+r] -= f64dot(row, y)
 			}
 		}
 	}
@@ -812,94 +811,48 @@ func (c *Cholesky) SolveMany(X, B [][]float64) {
 		f, l := s.super[k], s.super[k+1]
 		ns := l - f
 		rows := s.srow[s.sptr[k]:s.sptr[k+1]]
-		nu := len(rows) - ns
 		L := c.l[s.lptr[k]:s.lptr[k+1]]
-		if len(rows)*ns < blasMinBlock {
-			backwardSmall(Y, nb, L, rows, f, ns)
-			continue
+		for j := range ys {
+			ys[j] = Y[j*n+f : j*n+l]
 		}
-		ys := blas64.General{Rows: ns, Cols: nb, Stride: nb, Data: Y[f*nb : l*nb]}
-		if nu > 0 {
-			g := blas64.General{Rows: nu, Cols: nb, Stride: nb, Data: tmp[:nu*nb]}
-			for q, r := range rows[ns:] {
-				copy(g.Data[q*nb:q*nb+nb], Y[int(r)*nb:int(r)*nb+nb])
+		for q := ns; q < len(rows); q++ {
+			r := int(rows[q])
+			row := L[q*ns : q*ns+ns]
+			for j, y := range ys {
+				f64axpy(-Y[j*n+r], row, y)
 			}
-			l21 := blas64.General{Rows: nu, Cols: ns, Stride: ns, Data: L[ns*ns:]}
-			blas64.Gemm(blas.Trans, blas.NoTrans, -1, l21, g, 1, ys)
 		}
-		blas64.Trsm(blas.Left, blas.Trans, 1, blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: ns, Stride: ns, Data: L}, ys)
+		for i := ns - 1; i >= 0; i-- {
+			row := L[i*ns : i*ns+i]
+			d := L[i*ns+i]
+			for _, y := range ys {
+				y[i] /= d
+				f64axpy(-y[i], row, y[:i])
+			}
+		}
 	}
-	for k, i := range s.perm {
-		for j := 0; j < nb; j++ {
-			X[j][i] = Y[k*nb+j]
+	for j := 0; j < nb; j++ {
+		y, x := Y[j*n:(j+1)*n], X[j]
+		for k, i := range s.perm {
+			x[i] = y[k]
 		}
 	}
 }
 
-// blasMinBlock is the supernode size (rows × columns) from which
-// SolveMany calls the BLAS kernels; smaller blocks (most of them) run
-// plain loops, which cost less than a kernel call's setup.
-const blasMinBlock = 4096
-
-// forwardSmall is one supernode of SolveMany's forward substitution in
-// plain loops: Y_s ← L₁₁⁻¹Y_s, then Y_rows −= L₂₁Y_s.
-func forwardSmall(Y []float64, nb int, L []float64, rows []int32, f, ns int) {
-	ys := Y[f*nb : (f+ns)*nb]
-	for i := 0; i < ns; i++ {
-		yi := ys[i*nb : i*nb+nb]
-		row := L[i*ns : i*ns+i+1]
-		for j := 0; j < i; j++ {
-			w, yj := row[j], ys[j*nb:j*nb+nb]
-			for c := range yi {
-				yi[c] -= w * yj[c]
-			}
-		}
-		d := 1 / row[i]
-		for c := range yi {
-			yi[c] *= d
-		}
+// f64dot returns x·y (len(x) ≤ len(y)) with gonum's assembly kernel.
+func f64dot(x, y []float64) float64 {
+	if len(x) == 0 {
+		return 0
 	}
-	for q := ns; q < len(rows); q++ {
-		r := int(rows[q])
-		yr := Y[r*nb : r*nb+nb]
-		row := L[q*ns : q*ns+ns]
-		for j, w := range row {
-			yj := ys[j*nb : j*nb+nb]
-			for c := range yr {
-				yr[c] -= w * yj[c]
-			}
-		}
-	}
+	return blas64.Dot(blas64.Vector{N: len(x), Inc: 1, Data: x}, blas64.Vector{N: len(x), Inc: 1, Data: y})
 }
 
-// backwardSmall is one supernode of SolveMany's backward substitution in
-// plain loops: Y_s −= L₂₁ᵀY_rows, then Y_s ← L₁₁⁻ᵀY_s.
-func backwardSmall(Y []float64, nb int, L []float64, rows []int32, f, ns int) {
-	ys := Y[f*nb : (f+ns)*nb]
-	for q := ns; q < len(rows); q++ {
-		r := int(rows[q])
-		yr := Y[r*nb : r*nb+nb]
-		row := L[q*ns : q*ns+ns]
-		for j, w := range row {
-			yj := ys[j*nb : j*nb+nb]
-			for c := range yj {
-				yj[c] -= w * yr[c]
-			}
-		}
+// f64axpy sets y += a·x (len(x) ≤ len(y)) with gonum's assembly kernel.
+func f64axpy(a float64, x, y []float64) {
+	if len(x) == 0 || a == 0 {
+		return
 	}
-	for i := ns - 1; i >= 0; i-- {
-		yi := ys[i*nb : i*nb+nb]
-		d := 1 / L[i*ns+i]
-		for c := range yi {
-			yi[c] *= d
-		}
-		for j := 0; j < i; j++ {
-			w, yj := L[i*ns+j], ys[j*nb:j*nb+nb]
-			for c := range yj {
-				yj[c] -= w * yi[c]
-			}
-		}
-	}
+	blas64.Axpy(a, blas64.Vector{N: len(x), Inc: 1, Data: x}, blas64.Vector{N: len(x), Inc: 1, Data: y})
 }
 
 // Apply implements Preconditioner with the exact inverse: z = A⁻¹·r.
