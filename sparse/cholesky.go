@@ -713,20 +713,10 @@ func (c *Cholesky) forward(y []float64) {
 		L := c.l[s.lptr[k]:s.lptr[k+1]]
 		ys := y[f:l]
 		for i := 0; i < ns; i++ {
-			row := L[i*ns : i*ns+i+1]
-			v := ys[i]
-			for j := 0; j < i; j++ {
-				v -= row[j] * ys[j]
-			}
-			ys[i] = v / row[i]
+			ys[i] = (ys[i] - f64dot(L[i*ns:i*ns+i], ys)) / L[i*ns+i]
 		}
 		for q := ns; q < len(rows); q++ {
-			row := L[q*ns : q*ns+ns]
-			v := 0.0
-			for j, w := range row {
-				v += w * ys[j]
-			}
-			y[rows[q]] -= v
+			y[rows[q]] -= f64dot(L[q*ns:q*ns+ns], ys)
 		}
 	}
 }
@@ -742,18 +732,11 @@ func (c *Cholesky) backward(y []float64) {
 		L := c.l[s.lptr[k]:s.lptr[k+1]]
 		ys := y[f:l]
 		for q := ns; q < len(rows); q++ {
-			row := L[q*ns : q*ns+ns]
-			v := y[rows[q]]
-			for j, w := range row {
-				ys[j] -= w * v
-			}
+			f64axpy(-y[rows[q]], L[q*ns:q*ns+ns], ys)
 		}
 		for i := ns - 1; i >= 0; i-- {
 			ys[i] /= L[i*ns+i]
-			v := ys[i]
-			for j := 0; j < i; j++ {
-				ys[j] -= L[i*ns+j] * v
-			}
+			f64axpy(-ys[i], L[i*ns:i*ns+i], ys)
 		}
 	}
 }
