@@ -176,3 +176,56 @@ func TestDetectionAgainstBruteForce(t *testing.T) {
 		t.Errorf("%d vertices inside, %d outside: the configuration does not test both sides", inside, outside)
 	}
 }
+
+// TestExplicitCoupling checks the contacts between objects of different
+// solvers: the normal forces are computed at detection and held (equal and
+// opposite: force and torque sum to zero over both objects), and the
+// friction each object gets against the other's velocity at detection is a
+// force field of its own velocity whose derivative (the b-term) passes the
+// fixture; the held forces have no stiffness, so K·d = 0 is exact too.
+func TestExplicitCoupling(t *testing.T) {
+	s, pl := twoSpheresScene(t, 0.1, 24, 13, 0.02, 0.03)
+	pl.Damping, pl.Friction, pl.SlipVelocity = 30, 0.4, 0.05
+	ma, mb := pl.models[0], pl.models[1]
+	for _, ps := range pl.pairs {
+		ps.coupling = coupleExplicit
+	}
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, m := range pl.models {
+		v := m.state.Vec(graph.Velocity)
+		copy(v, graphtest.RandomDeriv(rng, len(v), 0.1))
+	}
+	if err := pl.DetectContacts(0); err != nil {
+		t.Fatal(err)
+	}
+	n, _ := pl.ContactStats()
+	if n < 20 || !ma.hasHeld || !mb.hasHeld {
+		t.Fatalf("%d contacts, held forces on a: %v, b: %v", n, ma.hasHeld, mb.hasHeld)
+	}
+	// Held forces: zero total force and torque about the origin.
+	var f, tq geom.Vec3
+	for _, m := range pl.models {
+		x := m.state.Vec(graph.Position)
+		for i := 0; i < len(m.held)/3; i++ {
+			fi := geom.At(m.held, i)
+			f = f.Add(fi)
+			tq = tq.Add(geom.At(x, i).Cross(fi))
+		}
+	}
+	scale := 0.0
+	for _, h := range ma.held {
+		scale = math.Max(scale, math.Abs(h))
+	}
+	t.Logf("%d contacts; held forces sum to %.3g N, torque %.3g N·m (largest entry %.3g N)", n, f.Norm(), tq.Norm(), scale)
+	// The force on p and its counterpart spread over the triangle (acting
+	// at c = Σ w y) lie along n, parallel to p − c: torques balance too.
+	if f.Norm() > 1e-12*scale || tq.Norm() > 1e-12*scale {
+		t.Errorf("held forces are not equal and opposite: they sum to %v, torque %v", f, tq)
+	}
+	for _, name := range []string{"a", "b"} {
+		col := graphtest.Find[*TriangleCollisionModel](t, s, "world/"+name+"/collision")
+		x := append([]float64(nil), col.m.state.Vec(graph.Position)...)
+		v := append([]float64(nil), col.m.state.Vec(graph.Velocity)...)
+		graphtest.CheckForceField(t, col, graph.Vec3, x, v, graphtest.Options{SkipEnergy: true, CheckDamping: true})
+	}
+}
