@@ -137,7 +137,7 @@ func obstacleCases(t *testing.T) []struct {
 func TestObstacleFixtures(t *testing.T) {
 	for _, tc := range obstacleCases(t) {
 		t.Run(tc.name, func(t *testing.T) {
-			tc.ff.Base().TypeName = tc.name // for the fixture's messages
+			tc.ff.Base().TypeName = tc.name                    // for the fixture's messages
 			if _, ok := tc.ff.(*MeshObstacleForceField); !ok { // the mesh has no file here
 				if err := tc.ff.Validate(); err != nil {
 					t.Fatal(err)
