@@ -45,7 +45,8 @@ type frictionHit struct {
 	c frictionCache
 }
 
-// checkVec3 returns the Vec3 state of the owner's node, or an error.
+// checkVec3 returns the Vec3 state of the owner's node, or an error when
+// there is none, it is not Vec3, or a visual mapping would drop the forces.
 func checkVec3(b *graph.ObjectBase, what string) (graph.State, error) {
 	st := b.Node.State()
 	if st == nil {
@@ -53,6 +54,9 @@ func checkVec3(b *graph.ObjectBase, what string) (graph.State, error) {
 	}
 	if name := st.Template().Name(); name != graph.Vec3.Name() {
 		return nil, b.Errorf("state %q has template %s; %s acts on Vec3 points (map a surface onto the object, e.g. with RigidMapping for a Rigid3 body)", st.Base().Path(), name, what)
+	}
+	if m := b.Node.Mapping(); m != nil && !m.IsMechanical() {
+		return nil, b.Errorf("state %q is mapped by %q, a visual (non-mechanical) mapping that carries no force back: %s would have no effect; make the mapping mechanical", st.Base().Path(), m.Base().Name, what)
 	}
 	return st, nil
 }

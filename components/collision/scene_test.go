@@ -11,6 +11,8 @@ import (
 	"github.com/sofago/sofago/graph"
 	"github.com/sofago/sofago/graph/graphtest"
 	"github.com/sofago/sofago/meshio"
+
+	_ "github.com/sofago/sofago/components/mapping"
 )
 
 // TestMeshObstacleFromFile loads a MeshObstacleForceField from an OBJ file
@@ -97,6 +99,25 @@ name = "body"
   type = "PlaneForceField"
   stiffness = 100
 `, "acts on Vec3 points"},
+		{"obstacle on a visual mapping", `
+[[node]]
+name = "body"
+  [[node.object]]
+  type = "MechanicalObject"
+  template = "Rigid3"
+  position = [[0, 0, 0, 0, 0, 0, 1]]
+  [[node.node]]
+  name = "surface"
+    [[node.node.object]]
+    type = "MechanicalObject"
+    [[node.node.object]]
+    type = "RigidMapping"
+    points = [[0, 0, 0]]
+    isMechanical = false
+    [[node.node.object]]
+    type = "PlaneForceField"
+    stiffness = 100
+`, "no effect"},
 		{"missing stiffness", `
 [[node]]
 name = "pts"
