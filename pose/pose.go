@@ -50,9 +50,10 @@ type Bend struct {
 
 // Scale scales the slab From ≤ p·Axis ≤ To: distances to the line through
 // Center along Axis by Lateral, lengths along the axis by Axial; the part
-// beyond To is shifted along the axis to stay attached. With Blend > 0 both
-// factors ramp linearly from 1 over a width Blend at each end of the slab,
-// so the transition is smooth instead of a kink.
+// beyond To is shifted along the axis to stay attached. With Blend = 0 the
+// closed slab is scaled and the layers of cells next to it take the jump;
+// with Blend > 0 both factors ramp linearly from 1 over a width Blend at
+// each end of the slab, so the transition is smooth instead of a kink.
 type Scale struct {
 	Center   geom.Vec3
 	Axis     geom.Vec3
@@ -177,6 +178,15 @@ func (sc Scale) Validate() error {
 func (sc Scale) profile(s float64) (phi, integral float64) {
 	a1, a4, bl := sc.From, sc.To, sc.Blend
 	a2, a3 := a1+bl, a4-bl
+	if bl == 0 { // sharp: the closed slab is scaled, nothing else
+		switch {
+		case s < a1:
+			return 0, 0
+		case s <= a4:
+			return 1, s - a1
+		}
+		return 0, a4 - a1
+	}
 	switch {
 	case s <= a1:
 		return 0, 0
