@@ -38,6 +38,7 @@ import (
 	"time"
 
 	_ "github.com/sofago/sofago/components/all"
+	"github.com/sofago/sofago/components/collision"
 	"github.com/sofago/sofago/components/visual"
 	"github.com/sofago/sofago/geom"
 	"github.com/sofago/sofago/graph"
@@ -367,8 +368,9 @@ type runner struct {
 	stderr   io.Writer
 	terminal bool
 
-	scene   *graph.Scene
-	solvers []*solverStats
+	scene    *graph.Scene
+	solvers  []*solverStats
+	contacts []*collision.ContactFigures
 
 	pics      *render.Pictures
 	anim      *render.GIF
@@ -431,6 +433,7 @@ func (r *runner) run(ctx context.Context) int {
 	r.recordEnergy()
 
 	r.solvers = collectSolvers(s)
+	r.contacts = collision.CollectContactReporters(s)
 	prog := newProgress(r.stderr, r.terminal && !opt.quiet, steps, opt.every, opt.everySet)
 	start := time.Now()
 	var stepErr error
@@ -445,6 +448,9 @@ func (r *runner) run(ctx context.Context) int {
 		}
 		for _, st := range r.solvers {
 			st.record()
+		}
+		for _, c := range r.contacts {
+			c.Record()
 		}
 		r.recordEnergy()
 		if s.StepCount%opt.every == 0 || i == steps-1 {
@@ -627,6 +633,15 @@ func (r *runner) summary(wall time.Duration, out *visual.SceneWriter) {
 		for _, st := range solvers {
 			fmt.Fprintf(tw, "%s\t%d\t%.1f\t%d\t%.3g\t%d\n", st.solver.Base().Path(), st.steps,
 				float64(st.iterations)/float64(st.steps), st.maxIter, st.maxResidual, st.unconverged)
+		}
+		tw.Flush()
+	}
+
+	if len(r.contacts) > 0 {
+		fmt.Fprintln(r.stdout)
+		tw = tabwriter.NewWriter(r.stdout, 0, 4, 2, ' ', 0)
+		for _, c := range r.contacts {
+			fmt.Fprintf(tw, "%s\t%s\n", c.Reporter.Base().Path(), c)
 		}
 		tw.Flush()
 	}
