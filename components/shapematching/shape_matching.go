@@ -99,12 +99,17 @@ type ShapeMatching struct {
 	// Per particle.
 	mass     []float64 // mᵢ
 	invCount []float64 // 1/|Nᵢ|
+	mtilde   []float64 // m̃ᵢ = mᵢ/|Nᵢ|
+	restM    []float64 // 3 per particle: m̃ᵢ(xᵢ⁰ − o⁰), o⁰ the rest centroid
+	pm       []float64 // 12 per particle, per step: m̃ᵢ(xᵢ − o)(xᵢ⁰ − o⁰)ᵀ and m̃ᵢ(xᵢ − o)
+	o0       geom.Vec3 // centroid of the rest positions
 	// Per region member (rs.members order).
 	memM []float64 // m̃ of the member
 	q    []float64 // 3 per member: x⁰ − c⁰_r
 	wq   []float64 // 4 per member: m̃, m̃ q (interleaved for the moment sums)
 	// Per region.
 	invM   []float64   // 1/Σ m̃
+	c0     []float64   // 3 per region: c⁰ − o⁰
 	aqqInv []geom.Mat3 // (Σ m̃ q qᵀ)⁻¹
 	scale  []float64   // 3/tr(Σ m̃ q qᵀ): makes Apq dimensionless
 	rot    []geom.Quat // R_r at the last goal computation
@@ -278,10 +283,22 @@ func (sm *ShapeMatching) buildRegions(rest []float64) error {
 		sm.invCount[i] = 1 / float64(rs.count[i])
 		mt[i] = sm.mass[i] * sm.invCount[i]
 	}
+	sm.mtilde = mt
 	sm.memM = make([]float64, nm)
 	sm.q = make([]float64, 3*nm)
 	sm.wq = make([]float64, 4*nm)
 	sm.invM = make([]float64, nr)
+	sm.c0 = make([]float64, 3*nr)
+	sm.restM = make([]float64, 3*n)
+	sm.pm = make([]float64, 12*n)
+	sm.o0 = geom.Vec3{}
+	for i := 0; i < n; i++ {
+		sm.o0 = sm.o0.Add(geom.At(rest, i))
+	}
+	sm.o0 = sm.o0.Scale(1 / float64(n))
+	for i := 0; i < n; i++ {
+		geom.Put(sm.restM, i, geom.At(rest, i).Sub(sm.o0).Scale(mt[i]))
+	}
 	sm.aqqInv = make([]geom.Mat3, nr)
 	sm.scale = make([]float64, nr)
 	sm.rot = make([]geom.Quat, nr)
@@ -323,6 +340,7 @@ func (sm *ShapeMatching) buildRegions(rest []float64) error {
 		inv, _ := aqq.Inverse()
 		sm.aqqInv[r] = inv
 		sm.invM[r] = 1 / M
+		geom.Put(sm.c0, r, c.Sub(sm.o0))
 		sm.scale[r] = 3 / tr
 		sm.rot[r] = geom.QuatIdentity()
 		sm.drot[r] = geom.QuatIdentity()
@@ -608,12 +626,65 @@ func (sm *ShapeMatching) matchOne(r int, x []float64, prev geom.Quat) (R, Sh geo
 // matchRegions computes every region's centre of mass and rotation at x,
 // and with examples its deformation Ŝ and descriptor sym(Ŝ). The rotation
 // search starts from the last rotation advanced by its last change (regions
-// rotate smoothly from step to step), which leaves Newton's method one or
-// two iterations.
+// rotate smoothly from step to step), which leaves Newton's method one to
+// three iterations.
+//
+// The moment sums use per-particle products: with o the centroid of x and
+// x̃⁰ = x⁰ − o⁰, c̃⁰ = c⁰ − o⁰ (rest centroid o⁰),
+//
+//	Σ m̃ (x − c) qᵀ = Σᵢ m̃ᵢ(xᵢ − o)x̃ᵢ⁰ᵀ − (Σᵢ m̃ᵢ(xᵢ − o)) c̃⁰ᵀ,
+//
+// so each particle's 12 numbers are formed once per step and each region
+// only adds them up (12 additions per member instead of 12 multiply-adds
+// and 3 subtractions). Measuring from the centroids keeps the cancellation
+// to (object size / region size)², about 1e-13 relative for the meshes of
+// Koyama et al.'s Table 1 (momentMatrix, used outside the step, sums
+// region-relative terms instead).
 func (sm *ShapeMatching) matchRegions(x []float64) {
-	nr := sm.rs.numRegions()
+	n, nr := sm.n, sm.rs.numRegions()
+	var o0, o1, o2 float64
+	for i := 0; i < n; i++ {
+		o0 += x[3*i]
+		o1 += x[3*i+1]
+		o2 += x[3*i+2]
+	}
+	o0, o1, o2 = o0/float64(n), o1/float64(n), o2/float64(n)
+	pm, rm := sm.pm, sm.restM
+	for i, m := range sm.mtilde {
+		d0, d1, d2 := x[3*i]-o0, x[3*i+1]-o1, x[3*i+2]-o2
+		r0, r1, r2 := rm[3*i], rm[3*i+1], rm[3*i+2]
+		p := pm[12*i : 12*i+12 : 12*i+12]
+		p[0], p[1], p[2] = d0*r0, d0*r1, d0*r2
+		p[3], p[4], p[5] = d1*r0, d1*r1, d1*r2
+		p[6], p[7], p[8] = d2*r0, d2*r1, d2*r2
+		p[9], p[10], p[11] = m*d0, m*d1, m*d2
+	}
+	rs := sm.rs
 	for r := 0; r < nr; r++ {
-		apq, c := sm.momentMatrix(r, x)
+		var a00, a01, a02, a10, a11, a12, a20, a21, a22, y0, y1, y2 float64
+		for _, i := range rs.members[rs.start[r]:rs.start[r+1]] {
+			p := pm[12*i : 12*i+12 : 12*i+12]
+			a00 += p[0]
+			a01 += p[1]
+			a02 += p[2]
+			a10 += p[3]
+			a11 += p[4]
+			a12 += p[5]
+			a20 += p[6]
+			a21 += p[7]
+			a22 += p[8]
+			y0 += p[9]
+			y1 += p[10]
+			y2 += p[11]
+		}
+		k0, k1, k2 := sm.c0[3*r], sm.c0[3*r+1], sm.c0[3*r+2]
+		apq := geom.Mat3{
+			a00 - y0*k0, a01 - y0*k1, a02 - y0*k2,
+			a10 - y1*k0, a11 - y1*k1, a12 - y1*k2,
+			a20 - y2*k0, a21 - y2*k1, a22 - y2*k2,
+		}
+		im := sm.invM[r]
+		c := geom.Vec3{o0 + y0*im, o1 + y1*im, o2 + y2*im}
 		prev := sm.rot[r]
 		q, R := regionRotation(&apq, &sm.aqqInv[r], sm.scale[r], prev.Mul(sm.drot[r]))
 		sm.rot[r] = q
@@ -676,7 +747,9 @@ func (sm *ShapeMatching) blendStretches() {
 
 // accumulateGoals averages g_{r,i} = T_r qᵢ + c_r over the regions holding
 // each particle (T_r = R_r S̃_r), or, for regionShape goals,
-// g_{r,i} = R_r (qᵢ + Σₖ wₖ ΔQᵏᵢ) + c_r.
+// g_{r,i} = R_r (qᵢ + Σₖ wₖ ΔQᵏᵢ) + c_r. (Gathering Σ_{r∋i} T_r and the
+// translations per particle instead reads 12 numbers per member where this
+// reads 3 and writes 3, and measured 20 % slower.)
 func (sm *ShapeMatching) accumulateGoals() {
 	rs := sm.rs
 	nr := rs.numRegions()
@@ -699,9 +772,10 @@ func (sm *ShapeMatching) accumulateGoals() {
 					q1 += wk * dq[3*k+1]
 					q2 += wk * dq[3*k+2]
 				}
-				g[3*i] += T[0]*q0 + T[1]*q1 + T[2]*q2 + c0
-				g[3*i+1] += T[3]*q0 + T[4]*q1 + T[5]*q2 + c1
-				g[3*i+2] += T[6]*q0 + T[7]*q1 + T[8]*q2 + c2
+				gi := g[3*i : 3*i+3 : 3*i+3]
+				gi[0] += T[0]*q0 + T[1]*q1 + T[2]*q2 + c0
+				gi[1] += T[3]*q0 + T[4]*q1 + T[5]*q2 + c1
+				gi[2] += T[6]*q0 + T[7]*q1 + T[8]*q2 + c2
 			}
 			continue
 		}
