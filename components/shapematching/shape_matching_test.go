@@ -1,6 +1,7 @@
 package shapematching
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -240,5 +241,85 @@ func TestSolverErrors(t *testing.T) {
 	}
 	if err == nil || !strings.Contains(err.Error(), "independent states only") {
 		t.Errorf("ShapeMatching on a mapped state: %v", err)
+	}
+}
+
+// TestSparseGridRegions: on a SparseGridTopology (a capsule STL voxelized on
+// 2 cm cells), ring regions come from its tetrahedra and lattice regions
+// from its vertices, which sit on the voxel lattice; for both, the goals of
+// a rigid motion are the positions (to rounding), and a step runs.
+func TestSparseGridRegions(t *testing.T) {
+	stl, err := filepath.Abs("../../scenes/meshes/capsule.stl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, regions := range []string{"ring", "lattice"} {
+		text := `
+dt = 0.01
+gravity = [0, -9.81, 0]
+[[node]]
+name = "capsule"
+  [[node.object]]
+  type = "ShapeMatchingSolver"
+  [[node.object]]
+  type = "SparseGridTopology"
+  filename = "` + filepath.ToSlash(stl) + `"
+  cellSize = 0.02
+  [[node.object]]
+  type = "MechanicalObject"
+  [[node.object]]
+  type = "DiagonalMass"
+  totalMass = 2.86
+  [[node.object]]
+  type = "ShapeMatching"
+  name = "sm"
+  regions = "` + regions + `"
+`
+		s := graphtest.MustLoad(t, "capsule.toml", text)
+		sm := graphtest.Find[*ShapeMatching](t, s, "capsule/sm")
+		rest := sm.GoalState().Vec(graph.RestPosition)
+		R := geom.QuatFromRotVec(geom.Vec3{0.4, -0.3, 1.1}).Mat()
+		x := make([]float64, len(rest))
+		for i := 0; i < len(rest)/3; i++ {
+			geom.Put(x, i, R.MulVec(geom.At(rest, i)).Add(geom.Vec3{1, -2, 3}))
+		}
+		d := maxAbsDiff(sm.ComputeGoals(x), x)
+		t.Logf("%s regions on %d particles: |g − x| for a rigid motion %.3g m", regions, sm.n, d)
+		// Object size 0.4 m; sums of order-one terms: rounding.
+		if d > 1e-12 {
+			t.Errorf("%s: rigid-motion goals off by %.3g m", regions, d)
+		}
+		if err := s.Step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestExamplePositionsInline: an example given as position arrays in the
+// scene is the same example as one given by SetExamples.
+func TestExamplePositionsInline(t *testing.T) {
+	base := strings.Replace(cuboidScene("  beta = 1\n"), "n = [5, 9, 5]", "n = [3, 3, 3]", 1)
+	_, sm0 := loadWithExamples(t, base, "cuboid/sm", nil)
+	rest := sm0.GoalState().Vec(graph.RestPosition)
+	ex := cuboidExamples(t, rest)[0]
+	var b strings.Builder
+	b.WriteString("  examplePositions = [[")
+	for i := 0; i < len(ex)/3; i++ {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "[%.17g, %.17g, %.17g]", ex[3*i], ex[3*i+1], ex[3*i+2])
+	}
+	b.WriteString("]]\n")
+	_, smInline := loadWithExamples(t, base+b.String(), "cuboid/sm", nil)
+	_, smSet := loadWithExamples(t, base, "cuboid/sm", func(testing.TB, []float64) [][]float64 { return [][]float64{ex} })
+	x := randomPose(rand.New(rand.NewPCG(17, 18)), rest, 0.01)
+	g1 := append([]float64(nil), smInline.ComputeGoals(x)...)
+	g2 := smSet.ComputeGoals(x)
+	if d := maxAbsDiff(g1, g2); d != 0 {
+		t.Errorf("inline and SetExamples examples give goals differing by %.3g", d)
+	}
+	if smInline.NumExamples() != 1 {
+		t.Errorf("%d examples", smInline.NumExamples())
 	}
 }
