@@ -96,6 +96,8 @@ func (el *Element) Evaluate(x, f, K []float64, w *ElementWork) float64 {
 			copy(row[6*(a+1):6*(a+1)+6], J[r][6:12])
 		}
 	}
+	// K = −Gᵀ Q G, using that row k of G (gap a = k/6) is zero outside the
+	// base's columns and frame a's.
 	n := 6 * g
 	for r := 0; r < n; r++ {
 		out := w.QG[r*M : r*M+M]
@@ -106,18 +108,31 @@ func (el *Element) Evaluate(x, f, K []float64, w *ElementWork) float64 {
 				continue
 			}
 			src := w.G[k*M : k*M+M]
-			for c := range out {
+			o := 6 * (k/6 + 1)
+			for c := 0; c < 6; c++ {
 				out[c] += q * src[c]
+				out[o+c] += q * src[o+c]
 			}
 		}
 	}
-	for r := 0; r < M; r++ {
-		for c := 0; c < M; c++ {
-			s := 0.0
-			for k := 0; k < n; k++ {
-				s += w.G[k*M+r] * w.QG[k*M+c]
+	clear(K[:M*M])
+	for k := 0; k < n; k++ {
+		gk := w.G[k*M : k*M+M]
+		qg := w.QG[k*M : k*M+M]
+		o := 6 * (k/6 + 1)
+		for i := 0; i < 12; i++ {
+			r := i
+			if i >= 6 {
+				r = o + i - 6
 			}
-			K[r*M+c] = -s
+			a := gk[r]
+			if a == 0 {
+				continue
+			}
+			row := K[r*M : r*M+M]
+			for c, v := range qg {
+				row[c] -= a * v
+			}
 		}
 	}
 	for a := 0; a < g; a++ {

@@ -81,10 +81,10 @@ func Gap(b1, b2 Body, a1, a2 Attachment, out *Geometry) {
 	out.G = [6]float64{d[0], d[1], d[2], p[0], p[1], p[2]}
 }
 
-// Energy returns the elastic energy of the joint.
-func Energy(b1, b2 Body, a1, a2 Attachment, law GapLaw) float64 {
-	var g Geometry
-	Gap(b1, b2, a1, a2, &g)
+// Energy returns the elastic energy of the joint, using g (the geometry
+// is left there) as scratch, so nothing is allocated.
+func Energy(b1, b2 Body, a1, a2 Attachment, law GapLaw, g *Geometry) float64 {
+	Gap(b1, b2, a1, a2, g)
 	return law.Energy(&g.G)
 }
 
@@ -114,7 +114,15 @@ type Link struct {
 	Geometry
 	J [6][12]float64
 
-	jh, ji, eh so3Coeffs // J_l at |Φ|/2, J_l⁻¹ at |Φ|, exp at |Φ|/2
+	jh, ji, eh so3Coeffs // J_l at |Φ|/2, J_l⁻¹ at |Φ|, exp at |Φ|/2 (for derivatives)
+	// The same as matrices: J_l(Φ)⁻¹, J_l(−Φ)⁻¹, J_l(Φ/2), exp(Φ/2).
+	jli, jri, jlh, eph geom.Mat3
+	vars               [12]linkVariation // along each unit perturbation (with jacobian)
+}
+
+// matrixOf returns M(x) of the coefficient set as a 3×3 matrix.
+func matrixOf(k *so3Coeffs, x geom.Vec3) geom.Mat3 {
+	return geom.Cols(k.apply(x, geom.Vec3{1, 0, 0}), k.apply(x, geom.Vec3{0, 1, 0}), k.apply(x, geom.Vec3{0, 0, 1}))
 }
 
 // Update computes the link's geometry and, when jacobian, J.
@@ -122,48 +130,59 @@ func (l *Link) Update(b1, b2 Body, a1, a2 Attachment, jacobian bool) {
 	Gap(b1, b2, a1, a2, &l.Geometry)
 	th := l.Theta
 	l.jh, l.ji, l.eh = leftJacobianCoeffs(th/2), invLeftJacobianCoeffs(th), expCoeffs(th/2)
+	phi := l.Phi
+	l.jli = matrixOf(&l.ji, phi)
+	l.jri = l.jli.T() // J_l(−Φ)⁻¹ = (J_l(Φ)⁻¹)ᵀ
+	l.jlh = matrixOf(&l.jh, phi.Scale(0.5))
+	l.eph = matrixOf(&l.eh, phi.Scale(0.5))
 	if !jacobian {
 		return
 	}
 	for c := 0; c < 12; c++ {
-		dg := l.variation(c)
+		v := &l.vars[c]
+		l.variation(c, v)
 		for r := 0; r < 6; r++ {
-			l.J[r][c] = dg.g[r]
+			l.J[r][c] = v.g[r]
 		}
 	}
 }
 
 // linkVariation is what a unit perturbation of one coordinate changes.
 type linkVariation struct {
-	dth1, dth2 geom.Vec3 // rotations of the bodies
-	dr1, dr2   geom.Vec3 // of the arms
-	dDelta     geom.Vec3
-	dPhi       geom.Vec3
-	rho        geom.Vec3 // rotation of the mid frame
-	g          [6]float64
+	dr1, dr2 geom.Vec3 // of the arms
+	dDelta   geom.Vec3
+	dPhi     geom.Vec3
+	rho      geom.Vec3 // rotation of the mid frame
+	g        [6]float64
 }
 
-// variation returns the changes of the link along the unit perturbation
+// variation sets v to the changes of the link along the unit perturbation
 // of coordinate c (0–11: δt₁, δθ₁, δt₂, δθ₂).
-func (l *Link) variation(c int) linkVariation {
-	var e [12]float64
-	e[c] = 1
-	var v linkVariation
-	dt1 := geom.Vec3{e[0], e[1], e[2]}
-	v.dth1 = geom.Vec3{e[3], e[4], e[5]}
-	dt2 := geom.Vec3{e[6], e[7], e[8]}
-	v.dth2 = geom.Vec3{e[9], e[10], e[11]}
-	phi := l.Phi
-	v.dr1 = v.dth1.Cross(l.R1)
-	v.dr2 = v.dth2.Cross(l.R2)
-	v.dDelta = dt2.Add(v.dr2).Sub(dt1).Sub(v.dr1)
-	v.dPhi = l.ji.apply(phi, v.dth2).Sub(l.ji.apply(phi.Scale(-1), v.dth1))
-	halfP := phi.Scale(0.5)
-	v.rho = l.jh.apply(halfP, v.dPhi).Scale(0.5).Add(l.eh.apply(halfP, v.dth1))
+func (l *Link) variation(c int, v *linkVariation) {
+	*v = linkVariation{}
+	switch {
+	case c < 3:
+		v.dDelta[c] = -1
+	case c < 6:
+		var dth geom.Vec3
+		dth[c-3] = 1
+		v.dr1 = dth.Cross(l.R1)
+		v.dDelta = v.dr1.Scale(-1)
+		v.dPhi = l.jri.Col(c - 3).Scale(-1)
+		v.rho = l.jlh.MulVec(v.dPhi).Scale(0.5).Add(l.eph.Col(c - 3))
+	case c < 9:
+		v.dDelta[c-6] = 1
+	default:
+		var dth geom.Vec3
+		dth[c-9] = 1
+		v.dr2 = dth.Cross(l.R2)
+		v.dDelta = v.dr2
+		v.dPhi = l.jli.Col(c - 9)
+		v.rho = l.jlh.MulVec(v.dPhi).Scale(0.5)
+	}
 	gd := l.Rm.TMulVec(v.dDelta.Add(l.Delta.Cross(v.rho)))
-	gp := l.Rm.TMulVec(v.dPhi.Add(phi.Cross(v.rho)))
+	gp := l.Rm.TMulVec(v.dPhi.Add(l.Phi.Cross(v.rho)))
 	v.g = [6]float64{gd[0], gd[1], gd[2], gp[0], gp[1], gp[2]}
-	return v
 }
 
 // gradTerms are the world vectors Jᵀσ is made of.
@@ -174,17 +193,16 @@ func (l *Link) terms(sig *[6]float64) gradTerms {
 	t.sD = l.Rm.MulVec(geom.Vec3{sig[0], sig[1], sig[2]})
 	t.sP = l.Rm.MulVec(geom.Vec3{sig[3], sig[4], sig[5]})
 	t.mu = t.sD.Cross(l.Delta).Add(t.sP.Cross(l.Phi))
-	t.eta = t.sP.Add(l.jh.apply(l.Phi.Scale(-0.5), t.mu).Scale(0.5))
+	t.eta = t.sP.Add(l.jlh.TMulVec(t.mu).Scale(0.5)) // J_l(−Φ/2) = J_l(Φ/2)ᵀ
 	return t
 }
 
 // AddGradient adds Jᵀσ (the gradient of σ·g at fixed σ) to grad.
 func (l *Link) AddGradient(sig *[6]float64, grad *[12]float64) {
 	t := l.terms(sig)
-	phi := l.Phi
-	jiEta := l.ji.apply(phi, t.eta)            // J_l(Φ)⁻¹ η
-	jrEta := l.ji.apply(phi.Scale(-1), t.eta)  // J_l(−Φ)⁻¹ η
-	emu := l.eh.apply(phi.Scale(-0.5), t.mu)   // exp(−Φ/2) μ
+	jiEta := l.jli.MulVec(t.eta)               // J_l(Φ)⁻¹ η
+	jrEta := l.jri.MulVec(t.eta)               // J_l(−Φ)⁻¹ η
+	emu := l.eph.TMulVec(t.mu)                 // exp(−Φ/2) μ
 	g1 := l.R1.Cross(t.sD).Add(jiEta).Sub(emu) // minus the θ₁ part
 	g2 := l.R2.Cross(t.sD).Add(jrEta)
 	for a := 0; a < 3; a++ {
@@ -199,25 +217,34 @@ func (l *Link) AddGradient(sig *[6]float64, grad *[12]float64) {
 // perturbation with σ (in joint axes) held fixed: the change of the
 // gradient due to the turning mid frame, arms and rotation gap. The
 // tangent of an energy W(g) is −(Jᵀ H J + T(σ)) with σ = ∂W/∂g and
-// H = ∂²W/∂g².
+// H = ∂²W/∂g². It needs the variations of Update with jacobian.
 func (l *Link) AddCurvature(sig *[6]float64, T *[12][12]float64) {
 	t := l.terms(sig)
 	phi := l.Phi
 	halfM := phi.Scale(-0.5)
 	negPhi := phi.Scale(-1)
 	for c := 0; c < 12; c++ {
-		v := l.variation(c)
-		// σ fixed in joint axes: its world images turn with R_m.
-		dsD := v.rho.Cross(t.sD)
-		dsP := v.rho.Cross(t.sP)
-		dmu := dsD.Cross(l.Delta).Add(t.sD.Cross(v.dDelta)).Add(dsP.Cross(phi)).Add(t.sP.Cross(v.dPhi))
-		dHalfM := v.dPhi.Scale(-0.5)
-		deta := dsP.Add(l.jh.dapply(halfM, dHalfM, t.mu).Scale(0.5)).Add(l.jh.apply(halfM, dmu).Scale(0.5))
-		djiEta := l.ji.dapply(phi, v.dPhi, t.eta).Add(l.ji.apply(phi, deta))
-		djrEta := l.ji.dapply(negPhi, v.dPhi.Scale(-1), t.eta).Add(l.ji.apply(negPhi, deta))
-		demu := l.eh.dapply(halfM, dHalfM, t.mu).Add(l.eh.apply(halfM, dmu))
-		d1 := v.dr1.Cross(t.sD).Add(l.R1.Cross(dsD)).Add(djiEta).Sub(demu)
-		d2 := v.dr2.Cross(t.sD).Add(l.R2.Cross(dsD)).Add(djrEta)
+		v := &l.vars[c]
+		var d1, d2, dsD geom.Vec3
+		if c < 3 || (c >= 6 && c < 9) {
+			// A move: only Δ changes (no rotation of anything).
+			dmu := t.sD.Cross(v.dDelta)
+			deta := l.jlh.TMulVec(dmu).Scale(0.5)
+			d1 = l.jli.MulVec(deta).Sub(l.eph.TMulVec(dmu))
+			d2 = l.jri.MulVec(deta)
+		} else {
+			// σ fixed in joint axes: its world images turn with R_m.
+			dsD = v.rho.Cross(t.sD)
+			dsP := v.rho.Cross(t.sP)
+			dmu := dsD.Cross(l.Delta).Add(t.sD.Cross(v.dDelta)).Add(dsP.Cross(phi)).Add(t.sP.Cross(v.dPhi))
+			dHalfM := v.dPhi.Scale(-0.5)
+			deta := dsP.Add(l.jh.dapply(halfM, dHalfM, t.mu).Scale(0.5)).Add(l.jlh.TMulVec(dmu).Scale(0.5))
+			djiEta := l.ji.dapply(phi, v.dPhi, t.eta).Add(l.jli.MulVec(deta))
+			djrEta := l.ji.dapply(negPhi, v.dPhi.Scale(-1), t.eta).Add(l.jri.MulVec(deta))
+			demu := l.eh.dapply(halfM, dHalfM, t.mu).Add(l.eph.TMulVec(dmu))
+			d1 = v.dr1.Cross(t.sD).Add(l.R1.Cross(dsD)).Add(djiEta).Sub(demu)
+			d2 = v.dr2.Cross(t.sD).Add(l.R2.Cross(dsD)).Add(djrEta)
+		}
 		for a := 0; a < 3; a++ {
 			T[a][c] -= dsD[a]
 			T[3+a][c] -= d1[a]
@@ -237,6 +264,10 @@ type Result struct {
 	W float64
 	F [12]float64
 	K [12][12]float64
+
+	sig [6]float64 // σ and H of the law (here, not on the stack: the law is an interface)
+	h   [6][6]float64
+	t   [12][12]float64
 }
 
 // Evaluate computes the energy, forces and (when tangent) the exact
@@ -246,23 +277,23 @@ type Result struct {
 // adds.
 func Evaluate(b1, b2 Body, a1, a2 Attachment, law GapLaw, tangent bool, out *Result) {
 	out.Update(b1, b2, a1, a2, tangent)
-	var sig [6]float64
-	var H [6][6]float64
+	sig, H := &out.sig, &out.h
 	var hp *[6][6]float64
 	if tangent {
-		hp = &H
+		hp = H
 	}
-	out.W = law.Eval(&out.G, &sig, hp)
+	out.W = law.Eval(&out.G, sig, hp)
 	var grad [12]float64
-	out.AddGradient(&sig, &grad)
+	out.AddGradient(sig, &grad)
 	for i := range grad {
 		out.F[i] = -grad[i]
 	}
 	if !tangent {
 		return
 	}
-	var T [12][12]float64
-	out.AddCurvature(&sig, &T)
+	T := &out.t
+	*T = [12][12]float64{}
+	out.AddCurvature(sig, T)
 	// HJ, then Jᵀ(HJ).
 	var HJ [6][12]float64
 	for i := 0; i < 6; i++ {

@@ -101,7 +101,8 @@ func TestJointForceIsMinusEnergyGradient(t *testing.T) {
 			h := 1e-6
 			p1, p2 := perturbed(x, d, h)
 			m1, m2 := perturbed(x, d, -h)
-			fd := -(Energy(p1, p2, c.a1, c.a2, c.law) - Energy(m1, m2, c.a1, c.a2, c.law)) / (2 * h)
+			var g Geometry
+			fd := -(Energy(p1, p2, c.a1, c.a2, c.law, &g) - Energy(m1, m2, c.a1, c.a2, c.law, &g)) / (2 * h)
 			an := 0.0
 			for i := range d {
 				an += r.F[i] * d[i]

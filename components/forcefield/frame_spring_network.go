@@ -171,6 +171,11 @@ func (c *FrameSpringNetworkForceField) RestStiffness() []float64 { return c.rest
 // Init builds (or reads) the network.
 func (c *FrameSpringNetworkForceField) Init() error { return c.Wrap(c.initialise()) }
 
+// Reinit builds (or reads) the network again, for code that changed the
+// frames (inserted some: Gilles Sec. 4.4, "update the mass-spring network
+// accordingly"), the weights or the samples; the cache key follows them.
+func (c *FrameSpringNetworkForceField) Reinit() error { return c.Wrap(c.initialise()) }
+
 func (c *FrameSpringNetworkForceField) initialise() error {
 	if err := c.Validate(); err != nil {
 		return err
@@ -184,6 +189,11 @@ func (c *FrameSpringNetworkForceField) initialise() error {
 	}
 	if name := st.Template().Name(); name != graph.Rigid3.Name() {
 		return fmt.Errorf("state %q has template %s; the spring network joins Rigid3 frames (use DeformationGradientForceField on samples for %s frames)", st.Base().Path(), name, name)
+	}
+	for _, o := range c.Node.Objects {
+		if o.Base().TypeName == "FrameInserter" {
+			return fmt.Errorf("FrameInserter %q inserts frames at run time, but it does not re-initialise the spring network yet: use the sampled model (DeformationGradientForceField on samples) with frame insertion", o.Base().Name)
+		}
 	}
 	c.state = st
 	n := st.Size()
@@ -552,7 +562,12 @@ func (c *FrameSpringNetworkForceField) linearise(x, f []float64) {
 
 // AddForce implements graph.ForceField: the forces of every element, and
 // their tangent blocks for AddDForce.
-func (c *FrameSpringNetworkForceField) AddForce(f, x, v []float64) { c.linearise(x, f) }
+func (c *FrameSpringNetworkForceField) AddForce(f, x, v []float64) {
+	if n := len(x) / 7; n != c.net.NumFrames {
+		panic(fmt.Sprintf("FrameSpringNetworkForceField %q: the frames' state has %d frames but the network %d; call Reinit after changing the frames", c.Name, n, c.net.NumFrames))
+	}
+	c.linearise(x, f)
+}
 
 // AddDForce implements graph.ForceField: df += kFactor·K·dx with the
 // tangent blocks of the last AddForce (no damping: use the solver's

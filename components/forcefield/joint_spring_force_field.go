@@ -426,7 +426,7 @@ func (c *JointSpringForceField) PotentialEnergy(x [][]float64) float64 {
 	w := 0.0
 	for k := range c.Springs {
 		b1, b2 := c.bodies(x, k)
-		w += springnet.Energy(b1, b2, c.attach[k][0], c.attach[k][1], &c.laws[k])
+		w += springnet.Energy(b1, b2, c.attach[k][0], c.attach[k][1], &c.laws[k], &c.res.Geometry)
 	}
 	return w
 }
