@@ -77,7 +77,8 @@ func maxRelDiff(a, b []float64) float64 {
 // the paper's pair network with its warped tangent to 1e-8 of the largest
 // entry. The paper's pair springs with their exact tangent miss the
 // antisymmetric part of the joint stiffnesses (samples see three frames
-// here): logged.
+// here): logged. The sampled model with dual-quaternion skinning has the
+// same rest stiffness.
 func TestSpringNetworkRestStiffness(t *testing.T) {
 	Ks := stiffnessOf(t, loadFramesScene(t, "../scenes/frames_beam.toml", noGravity(t)))
 	for _, c := range []struct {
@@ -99,6 +100,16 @@ func TestSpringNetworkRestStiffness(t *testing.T) {
 		if e > c.limit {
 			t.Errorf("%s: the rest stiffness differs from the sampled model's by %.3g (limit %g)", c.name, e, c.limit)
 		}
+	}
+	// The network is integrated through linear blend skinning; at rest
+	// dual-quaternion skinning has the same Jacobian (both blend the
+	// frames' rigid velocities with the weights to first order), so the
+	// network serves a DQS model as well.
+	Kdq := stiffnessOf(t, loadFramesScene(t, "../scenes/frames_beam.toml", func(s string) string { return dualQuaternion(noGravity(t)(s)) }))
+	e := maxRelDiff(Kdq, Ks)
+	t.Logf("sampled model with dual-quaternion skinning against linear blend: rest stiffness differs by %.3g", e)
+	if e > 1e-8 {
+		t.Errorf("the rest stiffness with dual-quaternion skinning differs from linear blend's by %.3g", e)
 	}
 }
 

@@ -195,6 +195,9 @@ func (c *FrameSpringNetworkForceField) initialise() error {
 			return fmt.Errorf("FrameInserter %q inserts frames at run time, but it does not re-initialise the spring network yet: use the sampled model (DeformationGradientForceField on samples) with frame insertion", o.Base().Name)
 		}
 	}
+	if err := checkNoSampledModel(c.Node, st); err != nil {
+		return err
+	}
 	c.state = st
 	n := st.Size()
 	if n < 2 {
@@ -271,6 +274,28 @@ func (c *FrameSpringNetworkForceField) initialise() error {
 	c.dbuf = make([]float64, 12*maxM)
 	c.linearise(st.Vec(graph.Position), nil)
 	return nil
+}
+
+// checkNoSampledModel reports a DeformationGradientForceField on samples
+// mapped from the frames: the network replaces it, and both together would
+// count the material twice.
+func checkNoSampledModel(node *graph.Node, frames graph.State) error {
+	root := node
+	for root.Parent != nil {
+		root = root.Parent
+	}
+	return root.Walk(func(n *graph.Node) error {
+		mp := n.Mapping()
+		if mp == nil || mp.From() != frames {
+			return nil
+		}
+		for _, o := range n.Objects {
+			if _, ok := o.(*DeformationGradientForceField); ok {
+				return fmt.Errorf("the frames already carry the sampled model (%q in node %q): the spring network takes its place, so use one or the other", o.Base().Name, n.Path())
+			}
+		}
+		return nil
+	})
 }
 
 // weightProvider resolves the shape function.

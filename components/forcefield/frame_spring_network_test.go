@@ -385,6 +385,10 @@ func TestFrameSpringNetworkErrors(t *testing.T) {
 			j := strings.Index(s, "  [[node.object]]\n  type = \"HarmonicShapeFunction\"")
 			return s[:i] + "template = \"Affine3\"\n  position = [[0, 0.1, 0.1, 1, 0, 0, 0, 1, 0, 0, 0, 1], [0.6, 0.1, 0.1, 1, 0, 0, 0, 1, 0, 0, 0, 1]]\n" + s[j:]
 		}, "Affine3"},
+		{func(s string) string {
+			// Both the network and the sampled model.
+			return s + networkBar(false, "")[strings.Index(networkBar(false, ""), "  [[node.node]]"):]
+		}, "use one or the other"},
 	} {
 		text := c.edit(networkBar(true, "  cache = false\n"))
 		s, err := graph.Load("bar.toml", []byte(text))
