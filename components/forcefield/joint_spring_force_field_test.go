@@ -315,3 +315,38 @@ func TestJointSpringErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestJointSpringExplicitRestOffset: restTranslation and restRotation
+// (as a quaternion and as a rotation vector) equal to the offset of the
+// rest positions store nothing at rest, like the default; another offset
+// is a prestress.
+func TestJointSpringExplicitRestOffset(t *testing.T) {
+	// Frame 0 of a at the origin; frame 0 of b at (0, 1, 0) turned by 30°
+	// about x: offset (0, 1, 0), q0 = [sin 15°, 0, 0, cos 15°].
+	q := "0.2588190451025208, 0, 0, 0.9659258262890683"
+	for _, c := range []struct {
+		rest  string
+		zeroF bool
+	}{
+		{"restTranslation = [0, 1, 0], restRotation = [" + q + "]", true},
+		{"restTranslation = [0, 1, 0], restRotation = [0.5235987755982988, 0, 0]", true},
+		{"restTranslation = [0, 1.1, 0]", false},
+		{"restRotation = [0, 0.1, 0]", false},
+	} {
+		s := graphtest.MustLoad(t, "joints.toml", jointScene("  springs = [{m1 = 0, m2 = 0, kTranslation = [100, 200, 300], kRotation = [10, 20, 5], "+c.rest+"}]\n"))
+		w := wrapInteraction(graphtest.Find[*forcefield.JointSpringForceField](t, s, "bodies/joints"))
+		x := w.concat(graph.RestPosition)
+		f := make([]float64, 6*len(x)/7)
+		w.AddForce(f, x, nil)
+		m := 0.0
+		for _, v := range f {
+			m = math.Max(m, math.Abs(v))
+		}
+		if c.zeroF && m > 1e-12 {
+			t.Errorf("%s: force %.3g at rest", c.rest, m)
+		}
+		if !c.zeroF && m < 1e-3 {
+			t.Errorf("%s: no prestress at rest (force %.3g)", c.rest, m)
+		}
+	}
+}
