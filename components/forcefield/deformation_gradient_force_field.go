@@ -8,6 +8,7 @@ import (
 	"github.com/sofago/sofago/geom"
 	"github.com/sofago/sofago/graph"
 	"github.com/sofago/sofago/material"
+	"github.com/sofago/sofago/parallel"
 )
 
 // DeformationGradientForceField is the elastic energy of a solid sampled at
@@ -73,7 +74,7 @@ type DeformationGradientForceField struct {
 	cache  []float64 // law cache per sample
 	vcache []float64 // per sample [F (9), cof F (9), J] at the last AddForce (bulk term)
 
-	runner parallelRunner
+	runner parallel.Runner
 	// Arguments of the current parallel pass (set before runner.run, so the
 	// bodies are method values built once and nothing is allocated).
 	passF, passX, passDF, passDX []float64
@@ -154,7 +155,7 @@ func (c *DeformationGradientForceField) Law() material.Law { return c.law }
 
 // SetWorkers fixes the number of goroutines of the sample loops (0: all
 // cores), for benchmarks and determinism tests.
-func (c *DeformationGradientForceField) SetWorkers(n int) { c.runner.workers = n }
+func (c *DeformationGradientForceField) SetWorkers(n int) { c.runner.Workers = n }
 
 // Init builds the law and reads the volumes and moduli of the samples of
 // the node's F331 state.
@@ -288,7 +289,7 @@ const sampleGrain = 64
 // AddForce implements graph.ForceField: f_s −= V_s [(E_s/E) P(F_s) + k (J−1) cof F_s].
 func (c *DeformationGradientForceField) AddForce(f, x, v []float64) {
 	c.passF, c.passX = f, x
-	c.runner.run(len(c.scale), sampleGrain, c.forceBody)
+	c.runner.Run(len(c.scale), sampleGrain, c.forceBody)
 	c.passF, c.passX = nil, nil
 }
 
@@ -340,7 +341,7 @@ func (c *DeformationGradientForceField) AddDForce(df, dx []float64, kFactor, bFa
 		return
 	}
 	c.passDF, c.passDX, c.passK = df, dx, kFactor
-	c.runner.run(len(c.scale), sampleGrain, c.dforceBody)
+	c.runner.Run(len(c.scale), sampleGrain, c.dforceBody)
 	c.passDF, c.passDX = nil, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/sofago/sofago/geom"
 	"github.com/sofago/sofago/graph"
 	"github.com/sofago/sofago/material"
+	"github.com/sofago/sofago/parallel"
 )
 
 // tetElements is the rest-shape data of a linear tetrahedral mesh that every
@@ -243,7 +244,7 @@ func (m *tetElements) gatherAdd(f, elem []float64, lo, hi int) {
 // call.
 type tetAssembler struct {
 	mesh   *tetElements
-	runner parallelRunner
+	runner parallel.Runner
 	elem   []float64 // 12 per element
 	out    []float64 // target of the current accumulate
 	gather func(lo, hi int)
@@ -265,18 +266,18 @@ func newTetAssembler(mesh *tetElements) *tetAssembler {
 
 // elements runs body over all element indices, in parallel chunks.
 func (a *tetAssembler) elements(body func(lo, hi int)) {
-	a.runner.run(a.mesh.numElements(), elementGrain, body)
+	a.runner.Run(a.mesh.numElements(), elementGrain, body)
 }
 
 // accumulate adds the per-element results to out (3 per vertex).
 func (a *tetAssembler) accumulate(out []float64) {
 	a.out = out
-	a.runner.run(a.mesh.numPoints, vertexGrain, a.gather)
+	a.runner.Run(a.mesh.numPoints, vertexGrain, a.gather)
 	a.out = nil
 }
 
 // setWorkers fixes the number of workers (0: runtime.GOMAXPROCS(0)).
-func (a *tetAssembler) setWorkers(n int) { a.runner.workers = n }
+func (a *tetAssembler) setWorkers(n int) { a.runner.Workers = n }
 
 // tetSolid is the element machinery of every tetrahedral force field of
 // this package: a material law (material.Law) evaluated per element on
@@ -304,7 +305,7 @@ type tetSolid struct {
 	// scratch holds 18 numbers (F or dF, then P or dP) per chunk of the
 	// element loops, at index lo/elementGrain of the chunk [lo, hi): the
 	// runner cuts its range into contiguous chunks of at least
-	// elementGrain elements (parallelRunner.run), so concurrent chunks
+	// elementGrain elements (parallel.Runner.run), so concurrent chunks
 	// never share a slot. The laws take their matrices as slices of heap
 	// memory (see material.Law).
 	scratch    []float64

@@ -5,11 +5,10 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"sync"
-	"sync/atomic"
 
 	"github.com/sofago/sofago/geom"
 	"github.com/sofago/sofago/graph"
+	"github.com/sofago/sofago/parallel"
 )
 
 // This file holds what the two skinning mappings (LinearBlendSkinningMapping
@@ -508,44 +507,47 @@ func mapAll(m graph.Mapping) {
 // the number of goroutines.
 const skinningChunk = 64
 
-// chunkedLoop runs loop bodies over the child DOFs in fixed chunks, on up
-// to GOMAXPROCS goroutines, and keeps the per-chunk parent accumulators of
-// the transposed products.
+// chunkedLoop runs loop bodies over the child DOFs in fixed chunks on the
+// shared worker pool (package parallel), and keeps the per-chunk parent
+// accumulators of the transposed products. The chunk partition is fixed
+// (skinningChunk points), so results combined in chunk order are identical
+// for any number of workers.
 type chunkedLoop struct {
 	partial [][]float64 // per chunk, parent-derivative-sized accumulators
+	runner  parallel.Runner
+
+	// The current run, read by chunkRange; set before runner.Run.
+	n       int
+	body    func(c, lo, hi int)
+	rangeFn func(lo, hi int) // chunkRange as a method value, built once
 }
 
 // numChunks returns the number of chunks of n points.
 func numChunks(n int) int { return (n + skinningChunk - 1) / skinningChunk }
 
 // run calls body(c, lo, hi) for every chunk c of [0, n). Small loops run on
-// the calling goroutine (starting goroutines costs microseconds).
+// the calling goroutine (handing work to another costs microseconds).
 func (l *chunkedLoop) run(n int, body func(c, lo, hi int)) {
 	nc := numChunks(n)
-	w := min(runtime.GOMAXPROCS(0), nc)
-	if w <= 1 || n < 2*skinningChunk {
+	if runtime.GOMAXPROCS(0) <= 1 || n < 2*skinningChunk {
 		for c := 0; c < nc; c++ {
 			body(c, c*skinningChunk, min(n, (c+1)*skinningChunk))
 		}
 		return
 	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	work := func() {
-		for {
-			c := int(next.Add(1) - 1)
-			if c >= nc {
-				return
-			}
-			body(c, c*skinningChunk, min(n, (c+1)*skinningChunk))
-		}
+	if l.rangeFn == nil {
+		l.rangeFn = l.chunkRange
 	}
-	wg.Add(w - 1)
-	for i := 1; i < w; i++ {
-		go func() { defer wg.Done(); work() }()
+	l.n, l.body = n, body
+	l.runner.Run(nc, 1, l.rangeFn)
+	l.body = nil
+}
+
+// chunkRange runs the chunks [lo, hi) of the current run.
+func (l *chunkedLoop) chunkRange(lo, hi int) {
+	for c := lo; c < hi; c++ {
+		l.body(c, c*skinningChunk, min(l.n, (c+1)*skinningChunk))
 	}
-	work()
-	wg.Wait()
 }
 
 // accumulate runs body(acc, lo, hi) for every chunk with acc a zeroed

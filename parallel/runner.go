@@ -1,4 +1,4 @@
-package forcefield
+package parallel
 
 import (
 	"runtime"
@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// parallelRunner runs a loop body over [0, n) on several goroutines,
+// Runner runs a loop body over [0, n) on several goroutines,
 // deterministically: the range is cut into fixed contiguous chunks, and
 // the calling goroutine and up to workers−1 goroutines of a shared pool
 // claim chunks one at a time until none is left (dynamic scheduling: a
@@ -22,9 +22,9 @@ import (
 // never called concurrently with itself). Nothing is allocated per call:
 // the bodies are method values or closures built once, and tasks travel
 // by value over a channel.
-type parallelRunner struct {
-	// workers is the number of goroutines; 0 means runtime.GOMAXPROCS(0).
-	workers int
+type Runner struct {
+	// Workers is the number of goroutines; 0 means runtime.GOMAXPROCS(0).
+	Workers int
 
 	// claim holds the generation of the current run in its high 32 bits
 	// and the next unclaimed chunk in its low 32 bits: a pool goroutine
@@ -40,11 +40,11 @@ type parallelRunner struct {
 
 // rangeTask invites a pool goroutine to join run gen of r.
 type rangeTask struct {
-	r   *parallelRunner
+	r   *Runner
 	gen uint64
 }
 
-// workerPool is shared by every runner of the package. Its goroutines are
+// workerPool is shared by every runner of the process. Its goroutines are
 // started on first need and live as long as the process (like the
 // runtime's own workers); they sleep on the channel when idle (after a
 // short spin, see spinWait).
@@ -112,10 +112,10 @@ func spinReceive(tasks <-chan rangeTask) rangeTask {
 	}
 }
 
-// numWorkers returns the worker count a run uses.
-func (r *parallelRunner) numWorkers() int {
-	if r.workers > 0 {
-		return r.workers
+// NumWorkers returns the worker count a run uses.
+func (r *Runner) NumWorkers() int {
+	if r.Workers > 0 {
+		return r.Workers
 	}
 	return runtime.GOMAXPROCS(0)
 }
@@ -126,11 +126,11 @@ func (r *parallelRunner) numWorkers() int {
 // atomic operation each) costs nothing.
 const chunksPerWorker = 32
 
-// run calls body over [0, n) in chunks of at least grain indices. Ranges
+// Run calls body over [0, n) in chunks of at least grain indices. Ranges
 // under 8 grains run on the calling goroutine alone: handing work to
 // another goroutine costs from one to tens of microseconds.
-func (r *parallelRunner) run(n, grain int, body func(lo, hi int)) {
-	w := r.numWorkers()
+func (r *Runner) Run(n, grain int, body func(lo, hi int)) {
+	w := r.NumWorkers()
 	if grain < 1 {
 		grain = 1
 	}
@@ -160,7 +160,7 @@ func (r *parallelRunner) run(n, grain int, body func(lo, hi int)) {
 }
 
 // work claims and runs chunks of run gen until none is left.
-func (r *parallelRunner) work(gen uint64) {
+func (r *Runner) work(gen uint64) {
 	for {
 		c := r.claim.Load()
 		if c>>32 != gen {
@@ -178,3 +178,4 @@ func (r *parallelRunner) work(gen uint64) {
 		r.completed.Add(1)
 	}
 }
+
