@@ -178,4 +178,3 @@ func (r *Runner) work(gen uint64) {
 		r.completed.Add(1)
 	}
 }
-
