@@ -592,6 +592,15 @@ func mul3(C, A, B *geom.Mat3) {
 	C[6], C[7], C[8] = a6*b0+a7*b3+a8*b6, a6*b1+a7*b4+a8*b7, a6*b2+a7*b5+a8*b8
 }
 
+// tmul3 sets C = Aᵀ·B.
+func tmul3(C, A, B *geom.Mat3) {
+	a0, a1, a2, a3, a4, a5, a6, a7, a8 := A[0], A[1], A[2], A[3], A[4], A[5], A[6], A[7], A[8]
+	b0, b1, b2, b3, b4, b5, b6, b7, b8 := B[0], B[1], B[2], B[3], B[4], B[5], B[6], B[7], B[8]
+	C[0], C[1], C[2] = a0*b0+a3*b3+a6*b6, a0*b1+a3*b4+a6*b7, a0*b2+a3*b5+a6*b8
+	C[3], C[4], C[5] = a1*b0+a4*b3+a7*b6, a1*b1+a4*b4+a7*b7, a1*b2+a4*b5+a7*b8
+	C[6], C[7], C[8] = a2*b0+a5*b3+a8*b6, a2*b1+a5*b4+a8*b7, a2*b2+a5*b5+a8*b8
+}
+
 // GoalState implements GoalProvider.
 func (sm *ShapeMatching) GoalState() graph.State { return sm.st }
 
@@ -692,11 +701,12 @@ func (sm *ShapeMatching) matchRegions(x []float64) {
 		sm.rmat[r] = R
 		sm.com[3*r], sm.com[3*r+1], sm.com[3*r+2] = c[0], c[1], c[2]
 		if sm.nEx > 0 {
-			var A geom.Mat3
-			mul3(&A, &apq, &sm.aqqInv[r])
-			Sh := R.TMul(A)
-			sm.shat[r] = Sh
-			putDescriptor(sm.desc[descSize*sm.slot[r]:], &Sh)
+			// Ŝ = Rᵀ Apq Aqq⁻¹.
+			var B geom.Mat3
+			tmul3(&B, &R, &apq)
+			Sh := &sm.shat[r]
+			mul3(Sh, &B, &sm.aqqInv[r])
+			putDescriptor(sm.desc[descSize*sm.slot[r]:], Sh)
 		}
 	}
 }
