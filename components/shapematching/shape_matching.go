@@ -17,9 +17,10 @@ import (
 // It acts on the Vec3 state of its node and is integrated by a
 // ShapeMatchingSolver in its node or above.
 //
-// Regions. Region r is centred at particle r: the particle and its rings-ring
-// in the tetrahedral mesh of the node's topology (regions = "ring",
-// regionSize = 1 is the paper's 1-ring), or the particles within w lattice
+// Regions. Region r is centred at particle r: the particle and the particles
+// within regionSize edges of it in the tetrahedral mesh of the node's
+// topology (regions = "ring"; regionSize = 1 is the paper's 1-ring), or the
+// particles within w lattice
 // steps on every axis for particles on a grid (regions = "lattice",
 // regionSize = w, FastLSM). Each particle i takes the effective mass
 // m̃ᵢ = mᵢ/|Nᵢ|, |Nᵢ| the number of regions holding it, mᵢ from the node's
@@ -62,8 +63,9 @@ import (
 //     by the fit residual (2 % of the size on a 13 × 3 × 3 bar twisted 90°
 //     over a third of its length), the smoothed pose projects onto the
 //     example with a weight below one, and the example leaks back to the
-//     rest pose even with β = 1 — within ~7 steps on that bar, ~84 on one
-//     refined 4 × (TestShapeMatchingStretchGoalsLeak).
+//     rest pose even with β = 1: its weight falls below ½ within 7 steps on
+//     that bar, 19 on one refined 2 ×, 84 refined 4 ×
+//     (TestShapeMatchingStretchGoalsLeak).
 //   - "regionShape" (default): g_{r,i} = R·Σₖ wₖ Rₖᵀ(xᵢᵏ − cᵏ) + c, the blend
 //     of the regions' example shapes themselves, each seen in its region's
 //     best-fit frame (the rest shape qᵢ for k = 0). It keeps what no affine
@@ -115,7 +117,6 @@ type ShapeMatching struct {
 	rot    []geom.Quat // R_r at the last goal computation
 	drot   []geom.Quat // R_r's change over the last goal computation, body frame: rot⁻¹·rot_new
 	rmat   []geom.Mat3 // R_r as a matrix
-	shat   []geom.Mat3 // R_rᵀA_r, with examples
 	tr     []geom.Mat3 // R_r S̃_r
 	com    []float64   // 3 per region: c_r
 	desc   []float64   // 6 per slot (regions group by group): current descriptor
@@ -222,6 +223,9 @@ func (sm *ShapeMatching) Init() error {
 	if err != nil {
 		return err
 	}
+	if len(examples) == 0 && sm.Manifold == "groups" {
+		return fmt.Errorf("manifold = \"groups\" without examples: groups only divide the example manifold; give examples or examplePositions")
+	}
 	return sm.buildExamples(examples)
 }
 
@@ -304,7 +308,6 @@ func (sm *ShapeMatching) buildRegions(rest []float64) error {
 	sm.rot = make([]geom.Quat, nr)
 	sm.drot = make([]geom.Quat, nr)
 	sm.rmat = make([]geom.Mat3, nr)
-	sm.shat = make([]geom.Mat3, nr)
 	sm.tr = make([]geom.Mat3, nr)
 	sm.com = make([]float64, 3*nr)
 	sm.desc = make([]float64, descSize*nr)
@@ -702,11 +705,10 @@ func (sm *ShapeMatching) matchRegions(x []float64) {
 		sm.com[3*r], sm.com[3*r+1], sm.com[3*r+2] = c[0], c[1], c[2]
 		if sm.nEx > 0 {
 			// Ŝ = Rᵀ Apq Aqq⁻¹.
-			var B geom.Mat3
+			var B, Sh geom.Mat3
 			tmul3(&B, &R, &apq)
-			Sh := &sm.shat[r]
-			mul3(Sh, &B, &sm.aqqInv[r])
-			putDescriptor(sm.desc[descSize*sm.slot[r]:], Sh)
+			mul3(&Sh, &B, &sm.aqqInv[r])
+			putDescriptor(sm.desc[descSize*sm.slot[r]:], &Sh)
 		}
 	}
 }

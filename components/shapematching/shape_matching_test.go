@@ -14,7 +14,7 @@ import (
 	"github.com/sofago/sofago/meshio"
 
 	_ "github.com/sofago/sofago/components/solver"
-	_ "github.com/sofago/sofago/components/topology"
+	"github.com/sofago/sofago/components/topology"
 )
 
 // vertexMasses reads the lumped masses the way ShapeMatching does.
@@ -173,7 +173,8 @@ func TestSceneErrors(t *testing.T) {
 		{"groups without manifold", cuboidScene("  groupIndices = [0]\n"), "need manifold = \"groups\""},
 		{"groups without assignment", cuboidScene("  manifold = \"groups\"\n"), "needs groupIndices or groupBoxes"},
 		{"bad box", cuboidScene("  manifold = \"groups\"\n  groupBoxes = [[0, 0, 0, 1, 1]]\n"), "has 5 numbers"},
-		{"box missing particles", cuboidScene("  manifold = \"groups\"\n  groupBoxes = [[-1, -1, -1, 1, 0.3, 1]]\n  examples = [\"" + filepath.ToSlash(filepath.Join(dir, "other.vtk")) + "\"]\n"), ""},
+		{"groups without examples", cuboidScene("  manifold = \"groups\"\n  groupBoxes = [[-1, -1, -1, 1, 1, 1]]\n"), "without examples"},
+		{"box missing particles", smallCubeWithExample(t, "  manifold = \"groups\"\n  groupBoxes = [[-1, -1, -1, 1, 0.3, 1]]\n"), "lies in no group box"},
 		{"example vertex count", cuboidScene("  examples = [\"" + filepath.ToSlash(filepath.Join(dir, "small.vtk")) + "\"]\n"), "has 10 vertices but state"},
 		{"example from another mesh", cuboidScene("  examples = [\"" + filepath.ToSlash(filepath.Join(dir, "other.vtk")) + "\"]\n"), "an example must be the rest mesh deformed"},
 		{"example array size", cuboidScene("  examplePositions = [[[0, 0, 0]]]\n"), "has 1 points but state"},
@@ -185,19 +186,6 @@ func TestSceneErrors(t *testing.T) {
 		s, err := graph.Load("bad.toml", []byte(c.text))
 		if err == nil {
 			err = s.Init()
-		}
-		if c.name == "box missing particles" {
-			// The other.vtk example fails first unless boxes are checked
-			// first; either way it is an error. Boxes alone:
-			s, err = graph.Load("bad.toml", []byte(cuboidScene("  manifold = \"groups\"\n  groupBoxes = [[-1, -1, -1, 1, 0.3, 1]]\n")))
-			if err == nil {
-				err = s.Init()
-			}
-			if err == nil {
-				sm := graphtest.Find[*ShapeMatching](t, s, "cuboid/sm")
-				err = sm.SetExamples(cuboidExamples(t, sm.GoalState().Vec(graph.RestPosition)))
-			}
-			c.want = "lies in no group box"
 		}
 		if err == nil {
 			t.Errorf("%s: no error", c.name)
@@ -322,4 +310,25 @@ func TestExamplePositionsInline(t *testing.T) {
 	if smInline.NumExamples() != 1 {
 		t.Errorf("%d examples", smInline.NumExamples())
 	}
+}
+
+// smallCubeWithExample is the cuboid scene on a 3 × 3 × 3 grid with one
+// inline example (the rest stretched 20 % along y), plus extra fields.
+func smallCubeWithExample(t *testing.T, extra string) string {
+	t.Helper()
+	g, err := topology.NewRegularGrid([3]float64{}, [3]float64{0.2, 0.8, 0.2}, [3]int{3, 3, 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := g.Points()
+	var b strings.Builder
+	b.WriteString("  examplePositions = [[")
+	for i := 0; i < len(p)/3; i++ {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "[%g, %g, %g]", p[3*i], 1.2*p[3*i+1], p[3*i+2])
+	}
+	b.WriteString("]]\n")
+	return strings.Replace(cuboidScene(b.String()+extra), "n = [5, 9, 5]", "n = [3, 3, 3]", 1)
 }
