@@ -223,8 +223,11 @@ func (sm *ShapeMatching) Init() error {
 	if err != nil {
 		return err
 	}
-	if len(examples) == 0 && sm.Manifold == "groups" {
-		return fmt.Errorf("manifold = \"groups\" without examples: groups only divide the example manifold; give examples or examplePositions")
+	if sm.Manifold == "groups" {
+		// Check the assignment now, even before examples arrive (SetExamples).
+		if _, err := sm.groupRegions(); err != nil {
+			return err
+		}
 	}
 	return sm.buildExamples(examples)
 }

@@ -173,7 +173,7 @@ func TestSceneErrors(t *testing.T) {
 		{"groups without manifold", cuboidScene("  groupIndices = [0]\n"), "need manifold = \"groups\""},
 		{"groups without assignment", cuboidScene("  manifold = \"groups\"\n"), "needs groupIndices or groupBoxes"},
 		{"bad box", cuboidScene("  manifold = \"groups\"\n  groupBoxes = [[0, 0, 0, 1, 1]]\n"), "has 5 numbers"},
-		{"groups without examples", cuboidScene("  manifold = \"groups\"\n  groupBoxes = [[-1, -1, -1, 1, 1, 1]]\n"), "without examples"},
+		{"box missing particles, no examples yet", cuboidScene("  manifold = \"groups\"\n  groupBoxes = [[-1, -1, -1, 1, 0.3, 1]]\n"), "lies in no group box"},
 		{"box missing particles", smallCubeWithExample(t, "  manifold = \"groups\"\n  groupBoxes = [[-1, -1, -1, 1, 0.3, 1]]\n"), "lies in no group box"},
 		{"example vertex count", cuboidScene("  examples = [\"" + filepath.ToSlash(filepath.Join(dir, "small.vtk")) + "\"]\n"), "has 10 vertices but state"},
 		{"example from another mesh", cuboidScene("  examples = [\"" + filepath.ToSlash(filepath.Join(dir, "other.vtk")) + "\"]\n"), "an example must be the rest mesh deformed"},
