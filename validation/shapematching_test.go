@@ -850,3 +850,38 @@ func TestShapeMatchingContact(t *testing.T) {
 		t.Errorf("the bar has not come to rest: %.3g m/s", speed)
 	}
 }
+
+// TestShapeMatchingLocalScene checks what scenes/shapematching_local.toml
+// shows: pushing the right end of two bars clamped at their middle, whose
+// example has both halves drooping, droops only the right half of the bar
+// with one manifold per half (its left end stays within 5 cm over 2 s),
+// and both halves of the bar with a global manifold (its left end, pushed
+// by nothing, drops by more than 10 cm).
+func TestShapeMatchingLocalScene(t *testing.T) {
+	s := loadScene(t, "../scenes/shapematching_local.toml")
+	drop := func(node string, tip int) float64 {
+		st := graphtest.Find[graph.State](t, s, node+"/dofs")
+		return st.Vec(graph.RestPosition)[3*tip+1] - st.Vec(graph.Position)[3*tip+1]
+	}
+	// Particle 0 is the left end's corner, 12 the right end's.
+	worstLocalLeft := 0.0
+	for i := 0; i < 200; i++ {
+		if err := s.Step(); err != nil {
+			t.Fatal(err)
+		}
+		worstLocalLeft = math.Max(worstLocalLeft, math.Abs(drop("local", 0)))
+	}
+	lg, rg := drop("local", 0), drop("local", 12)
+	lG, rG := drop("global", 0), drop("global", 12)
+	t.Logf("after 2 s, drop of the left and right ends: per-half manifolds %.3f m, %.3f m (left end never beyond %.3f m); global manifold %.3f m, %.3f m",
+		lg, rg, worstLocalLeft, lG, rG)
+	if !(rg > 0.2 && rG > 0.2) {
+		t.Errorf("the pushed right halves did not droop: %.3f m, %.3f m", rg, rG)
+	}
+	if worstLocalLeft > 0.05 {
+		t.Errorf("per-half manifolds: the left end moved up to %.3f m", worstLocalLeft)
+	}
+	if !(lG > 0.1) {
+		t.Errorf("global manifold: the left end drooped only %.3f m", lG)
+	}
+}
