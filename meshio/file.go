@@ -3,8 +3,8 @@ package meshio
 import (
 	"bufio"
 	"fmt"
+	"github.com/sofago/sofago/atomicfile"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -65,34 +65,8 @@ func Write(path string, m *Mesh) error {
 // writeAtomic writes path through encode into a temporary file in the same
 // folder, then renames it over path, so readers never see a partial file and
 // a failed write leaves any previous file intact.
-func writeAtomic(path string, encode func(io.Writer) error) (err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err = encode(tmp); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err = os.Chmod(tmp.Name(), 0o644); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
+func writeAtomic(path string, encode func(io.Writer) error) error {
+	if err := atomicfile.Write(path, true, encode); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil

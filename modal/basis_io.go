@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"github.com/sofago/sofago/atomicfile"
 	"math"
 	"os"
 	"path/filepath"
@@ -205,25 +206,10 @@ func WriteBasis(path string, U []float64, rows, cols int) error {
 	return writeAtomic(path, buf.Bytes())
 }
 
-// writeAtomic writes data to a temporary file next to path and renames it.
+// writeAtomic writes data to path atomically (package atomicfile).
 func writeAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("modal: %w", err)
-	}
-	tmp := f.Name()
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp, path)
-	}
-	if werr != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("modal: writing %s: %w", path, werr)
+	if err := atomicfile.WriteBytes(path, data); err != nil {
+		return fmt.Errorf("modal: writing %s: %w", path, err)
 	}
 	return nil
 }

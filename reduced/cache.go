@@ -6,11 +6,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/sofago/sofago/atomicfile"
 	"hash"
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 )
 
 // Precomputed is everything a reduced StVK model needs at run time, what
@@ -137,27 +137,7 @@ func WriteCache(path string, key Key, p *Precomputed) error {
 	sum := sha256.Sum256(buf.Bytes())
 	buf.Write(sum[:])
 
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, ".tmp-"+filepath.Base(path)+"-*")
-	if err != nil {
-		return fmt.Errorf("reduced cache: %w", err)
-	}
-	name := tmp.Name()
-	err = tmp.Chmod(0o644)
-	if err == nil {
-		_, err = tmp.Write(buf.Bytes())
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(name, path)
-	}
-	if err != nil {
-		os.Remove(name)
+	if err := atomicfile.WriteBytes(path, buf.Bytes()); err != nil {
 		return fmt.Errorf("reduced cache: writing %s: %w", path, err)
 	}
 	return nil

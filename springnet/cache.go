@@ -6,11 +6,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/sofago/sofago/atomicfile"
 	"hash"
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 )
 
 // Key identifies a precomputed network: SHA-256 of everything the rest
@@ -131,26 +131,7 @@ func WriteFile(path string, key Key, n *Network) error {
 	sum := sha256.Sum256(buf.Bytes())
 	buf.Write(sum[:])
 
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
-	if err != nil {
-		return fmt.Errorf("spring network: %w", err)
-	}
-	name := tmp.Name()
-	err = tmp.Chmod(0o644)
-	if err == nil {
-		_, err = tmp.Write(buf.Bytes())
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(name, path)
-	}
-	if err != nil {
-		os.Remove(name)
+	if err := atomicfile.WriteBytes(path, buf.Bytes()); err != nil {
 		return fmt.Errorf("spring network: writing %s: %w", path, err)
 	}
 	return nil

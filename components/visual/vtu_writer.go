@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/sofago/sofago/atomicfile"
 	"io"
 	"math"
 	"os"
@@ -248,43 +249,14 @@ func AtomicWrite(path string, sync bool, fill func(w io.Writer) error) error {
 var interruptWriter func(path string, w io.Writer) io.Writer
 
 // writeFileAtomic is WriteFileAtomic with the fsync optional.
-func writeFileAtomic(path string, sync bool, fill func(w io.Writer) error) (err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp*")
+func writeFileAtomic(path string, sync bool, fill func(w io.Writer) error) error {
+	err := atomicfile.Write(path, sync, func(w io.Writer) error {
+		if interruptWriter != nil {
+			w = interruptWriter(path, w)
+		}
+		return fill(w)
+	})
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	var w io.Writer = f
-	if interruptWriter != nil {
-		w = interruptWriter(path, f)
-	}
-	if err = fill(w); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if sync {
-		if err = f.Sync(); err != nil {
-			return fmt.Errorf("write %s: sync: %w", path, err)
-		}
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("write %s: close: %w", path, err)
-	}
-	// CreateTemp makes the file private (0600); output files are ordinary
-	// files, readable like any other the user writes.
-	if err = os.Chmod(tmp, 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = os.Rename(tmp, path); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
