@@ -3,7 +3,6 @@ package solver
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -65,8 +64,7 @@ type DenseDirectSolver struct {
 	probePW []float64
 	ipiv    []int
 	acc     *denseAccumulator
-	scratch map[graph.State][2][]float64
-	rng     *rand.Rand
+	check   assemblyChecker
 
 	last       graph.LinearStats
 	lastMethod string
@@ -185,81 +183,7 @@ func (d *DenseDirectSolver) canAssemble(ops *graph.Ops, needB bool) (bool, strin
 	if len(d.states) != 1 {
 		return false, fmt.Sprintf("%d independent states (assembly handles one)", len(d.states))
 	}
-	return d.canAssembleNode(ops.Root, needB)
-}
-
-// canAssembleNode is canAssemble on the subtree of nd.
-func (d *DenseDirectSolver) canAssembleNode(nd *graph.Node, needB bool) (bool, string) {
-	for _, o := range nd.Objects {
-		if _, ia := o.(graph.InteractionForceField); ia {
-			return false, fmt.Sprintf("interaction force field %q", o.Base().Path())
-		}
-	}
-	mp := nd.Mapping()
-	st := nd.State()
-	if st != nil && (mp == nil || mp.IsMechanical()) {
-		mapped := mp != nil
-		for _, o := range nd.Objects {
-			ff, isFF := o.(graph.ForceField)
-			if _, isMass := o.(graph.Mass); !isFF || isMass {
-				continue
-			}
-			_, isAsm := ff.(graph.StiffnessAssembler)
-			switch {
-			case isAsm && !mapped:
-				if needB && !d.zeroDForce(st, ff, 0, 1) {
-					return false, fmt.Sprintf("force field %q has a damping matrix B, which StiffnessAssembler does not write", ff.Base().Path())
-				}
-			case !d.zeroDForce(st, ff, 1, 1):
-				return false, fmt.Sprintf("force field %q has a stiffness and cannot be assembled here", ff.Base().Path())
-			}
-		}
-		if ms := nd.Mass(); ms != nil {
-			_, isMA := ms.(graph.MassAssembler)
-			_, isKA := ms.(graph.StiffnessAssembler)
-			switch {
-			case mapped:
-				return false, fmt.Sprintf("mass %q is on a mapped state", ms.Base().Path())
-			case !isMA:
-				return false, fmt.Sprintf("mass %q does not implement MassAssembler", ms.Base().Path())
-			case !isKA && !d.zeroDForce(st, ms, 1, 1):
-				return false, fmt.Sprintf("mass %q has a stiffness (e.g. gyroscopic) and no StiffnessAssembler", ms.Base().Path())
-			}
-		}
-	}
-	for _, c := range nd.Children {
-		if ok, why := d.canAssembleNode(c, needB); !ok {
-			return false, why
-		}
-	}
-	return true, ""
-}
-
-// zeroDForce applies ff.AddDForce to a random vector and reports whether
-// the result is exactly zero.
-func (d *DenseDirectSolver) zeroDForce(st graph.State, ff graph.ForceField, k, b float64) bool {
-	if d.scratch == nil {
-		d.scratch = map[graph.State][2][]float64{}
-		d.rng = rand.New(rand.NewPCG(1, 2))
-	}
-	n := st.Size() * st.Template().DerivSize()
-	s := d.scratch[st]
-	if len(s[0]) != n {
-		s = [2][]float64{make([]float64, n), make([]float64, n)}
-		for i := range s[0] {
-			s[0][i] = 2*d.rng.Float64() - 1
-		}
-		d.scratch[st] = s
-	}
-	df := s[1]
-	clear(df)
-	ff.AddDForce(df, s[0], k, b)
-	for _, v := range df {
-		if v != 0 {
-			return false
-		}
-	}
-	return true
+	return d.check.check(ops.Root, needB)
 }
 
 // denseAccumulator adds entries into a row-major N×N matrix.
@@ -276,28 +200,7 @@ func (d *DenseDirectSolver) assemble(ops *graph.Ops, m, k float64) {
 		d.acc = &denseAccumulator{}
 	}
 	d.acc.a, d.acc.n = d.a, d.n
-	acc := d.acc
-	nd := d.states[0].Base().Node
-	if k != 0 {
-		for _, o := range nd.Objects {
-			if _, isMass := o.(graph.Mass); isMass {
-				continue
-			}
-			if sa, ok := o.(graph.StiffnessAssembler); ok {
-				if _, isFF := o.(graph.ForceField); isFF {
-					sa.AddKToMatrix(acc, k)
-				}
-			}
-		}
-	}
-	if ms := nd.Mass(); ms != nil {
-		if m != 0 {
-			ms.(graph.MassAssembler).AddMToMatrix(acc, m)
-		}
-		if sa, ok := ms.(graph.StiffnessAssembler); ok && k != 0 {
-			sa.AddKToMatrix(acc, k)
-		}
-	}
+	assembleNode(d.states[0].Base().Node, d.acc, m, k)
 }
 
 // probe fills the matrix column by column with ComputeDf of unit vectors.
@@ -324,17 +227,12 @@ func (d *DenseDirectSolver) probe(ops *graph.Ops, m, b, k float64) {
 
 // gather copies the vector id of every state into dst.
 func (d *DenseDirectSolver) gather(ops *graph.Ops, id graph.VecID, dst []float64) {
-	for si, s := range d.states {
-		copy(dst[d.offsets[si]:], s.Vec(id))
-	}
+	gatherStates(d.states, d.offsets, id, dst)
 }
 
 // scatter copies src into the vector id of every state.
 func (d *DenseDirectSolver) scatter(ops *graph.Ops, id graph.VecID, src []float64) {
-	for si, s := range d.states {
-		v := s.Vec(id)
-		copy(v, src[d.offsets[si]:d.offsets[si]+len(v)])
-	}
+	scatterStates(d.states, d.offsets, id, src)
 }
 
 // constrain applies A ← P A P + (I − P), rhs ← P rhs. The projector is
@@ -344,35 +242,8 @@ func (d *DenseDirectSolver) scatter(ops *graph.Ops, id graph.VecID, src []float6
 // is formed column by column.
 func (d *DenseDirectSolver) constrain(ops *graph.Ops) error {
 	n := d.n
-	v := ops.AllocDeriv()
-	defer ops.Free(v)
-	diag, w, pw := d.diag, d.probeW, d.probePW
-	for i := range diag {
-		diag[i] = 1
-	}
-	d.scatter(ops, v, diag)
-	ops.Project(v)
-	d.gather(ops, v, diag)
-	general, allFree := false, true
-	for _, p := range diag {
-		general = general || (p != 0 && p != 1)
-		allFree = allFree && p == 1
-	}
-	if !general {
-		// Check that a test vector projects to diag·w.
-		for i := range w {
-			w[i] = float64(i%7) + 0.5
-		}
-		d.scatter(ops, v, w)
-		ops.Project(v)
-		d.gather(ops, v, pw)
-		for i := range pw {
-			if pw[i] != diag[i]*w[i] {
-				general = true
-				break
-			}
-		}
-	}
+	diag := d.diag
+	general, allFree := projectorDiagonal(ops, d.states, d.offsets, diag, d.probeW, d.probePW)
 	if allFree && !general {
 		return nil
 	}
@@ -390,6 +261,8 @@ func (d *DenseDirectSolver) constrain(ops *graph.Ops) error {
 		return nil
 	}
 	// General projector: columns P eⱼ.
+	v := ops.AllocDeriv()
+	defer ops.Free(v)
 	P := mat.NewDense(n, n, nil)
 	e := make([]float64, n)
 	col := make([]float64, n)
