@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/sofago/sofago/graph"
 	"github.com/sofago/sofago/sparse"
@@ -57,7 +58,10 @@ type SparseCholeskySolver struct {
 	diag, w, pw []float64
 	rhs, x      []float64
 	sym         *sparse.Symbolic
-	rowPtr, col []int // pattern sym was computed for
+	rowPtr, col []int       // pattern sym was computed for
+	a           *sparse.CSR // the last assembled matrix, whose pattern later assemblies reuse
+	aFixed      []bool      // the fixed DOFs a was assembled with
+	pacc        patternAccumulator
 	analyses    int
 
 	last graph.LinearStats
@@ -109,7 +113,7 @@ func (s *SparseCholeskySolver) layout(ops *graph.Ops) {
 		s.pw = make([]float64, n)
 		s.rhs = make([]float64, n)
 		s.x = make([]float64, n)
-		s.sym, s.rowPtr, s.col = nil, nil, nil
+		s.sym, s.rowPtr, s.col, s.a = nil, nil, nil, nil
 	}
 }
 
@@ -144,19 +148,12 @@ func (s *SparseCholeskySolver) Solve(ops *graph.Ops, x, rhs graph.VecID, m, b, k
 	}
 
 	// Assembly: m·M + k·K without the fixed rows and columns, then an
-	// identity diagonal on them.
-	bld := sparse.NewBuilder(n, n)
-	for si, st := range s.states {
-		assembleNode(st.Base().Node, &fixedFilter{b: bld, fixed: s.fixed, off: s.offsets[si]}, m, k)
-	}
-	for i, f := range s.fixed {
-		if f {
-			bld.Add(i, i, 1)
-		}
-	}
-	A, err := bld.Build()
+	// identity diagonal on them. Into the known pattern when there is one
+	// (no sorting, no allocation), else (first solve, or an entry or a
+	// fixed set the pattern does not have) through a sparse.Builder.
+	A, err := s.assemble(m, k)
 	if err != nil {
-		return s.last, fmt.Errorf("SparseCholeskySolver: assembly: %w", err)
+		return s.last, err
 	}
 	for i := 0; i < n; i++ {
 		for q := A.RowPtr[i]; q < A.RowPtr[i+1]; q++ {
@@ -236,6 +233,43 @@ func (s *SparseCholeskySolver) analyze(A *sparse.CSR) error {
 	return nil
 }
 
+// assemble returns the constrained system matrix m·M + k·K (see Solve).
+func (s *SparseCholeskySolver) assemble(m, k float64) (*sparse.CSR, error) {
+	if s.a != nil && slices.Equal(s.fixed, s.aFixed) {
+		pa := &s.pacc
+		*pa = patternAccumulator{a: s.a, fixed: s.fixed, last: -1}
+		clear(s.a.Val)
+		for si, st := range s.states {
+			pa.off = s.offsets[si]
+			assembleNode(st.Base().Node, pa, m, k)
+		}
+		if !pa.miss {
+			for i, f := range s.fixed {
+				if f { // the pattern of a fixed row is its diagonal alone
+					s.a.Val[s.a.RowPtr[i]] = 1
+				}
+			}
+			return s.a, nil
+		}
+	}
+	bld := sparse.NewBuilder(s.n, s.n)
+	for si, st := range s.states {
+		assembleNode(st.Base().Node, &fixedFilter{b: bld, fixed: s.fixed, off: s.offsets[si]}, m, k)
+	}
+	for i, f := range s.fixed {
+		if f {
+			bld.Add(i, i, 1)
+		}
+	}
+	A, err := bld.Build()
+	if err != nil {
+		return nil, fmt.Errorf("SparseCholeskySolver: assembly: %w", err)
+	}
+	s.a = A
+	s.aFixed = append(s.aFixed[:0], s.fixed...)
+	return A, nil
+}
+
 // locate maps a system row to its state, DOF and component.
 func (s *SparseCholeskySolver) locate(row int) (graph.State, int, int) {
 	si := len(s.states) - 1
@@ -299,4 +333,46 @@ func (f *fixedFilter) Add(row, col int, v float64) {
 		return
 	}
 	f.b.Add(row, col, v) // out-of-range entries are reported by Build
+}
+
+// patternAccumulator adds one state's entries (shifted by off) into the
+// values of a CSR matrix of known pattern, dropping those in the rows and
+// columns of fixed DOFs; an entry outside the pattern sets miss. Element
+// matrices arrive in runs of consecutive columns of one row (a 3×3 vertex
+// block row), so the position after the previous entry is tried before a
+// binary search of the row.
+type patternAccumulator struct {
+	a     *sparse.CSR
+	fixed []bool
+	off   int
+	last  int // position of the previous entry, -1 if none
+	miss  bool
+}
+
+func (p *patternAccumulator) Add(row, col int, v float64) {
+	row += p.off
+	col += p.off
+	n := len(p.fixed)
+	if uint(row) >= uint(n) || uint(col) >= uint(n) {
+		p.miss = true // the builder path reports it
+		return
+	}
+	if p.fixed[row] || p.fixed[col] {
+		return
+	}
+	a := p.a
+	lo, hi := a.RowPtr[row], a.RowPtr[row+1]
+	if q := p.last + 1; q > lo && q < hi && a.Col[q] == col {
+		a.Val[q] += v
+		p.last = q
+		return
+	}
+	cols := a.Col[lo:hi]
+	j, found := slices.BinarySearch(cols, col)
+	if !found {
+		p.miss = true
+		return
+	}
+	a.Val[lo+j] += v
+	p.last = lo + j
 }

@@ -252,3 +252,80 @@ name = "n"
 	}
 	t.Logf("errors: %v", err)
 }
+
+// beam10kScene is the beam of validation/bench_test.go (104 × 4 × 4 cells,
+// 9,984 corotational tetrahedra, 2,625 vertices, clamped at x = 0) with
+// the linear solver block lin.
+func beam10kScene(b *testing.B, lin string) *graph.Scene {
+	return graphtest.MustLoad(b, "beam10k.toml", `
+dt = 0.01
+gravity = [0, -9.81, 0]
+[[node]]
+name = "beam"
+  [[node.object]]
+  type = "EulerImplicitSolver"
+  name = "ode"
+  rayleighStiffness = 0.1
+  rayleighMass = 0.1
+  [[node.object]]
+  name = "lin"
+  `+lin+`
+  [[node.object]]
+  type = "RegularGridTopology"
+  min = [0, 0, 0]
+  max = [1, 0.04, 0.04]
+  n = [105, 5, 5]
+  [[node.object]]
+  type = "MechanicalObject"
+  name = "dofs"
+  [[node.object]]
+  type = "DiagonalMass"
+  massDensity = 1000
+  [[node.object]]
+  type = "TetrahedronFEMForceField"
+  method = "large"
+  youngModulus = 1e8
+  poissonRatio = 0.3
+  [[node.object]]
+  type = "FixedConstraint"
+  box = [-1e-9, -1, -1, 1e-9, 1, 1]
+`)
+}
+
+// BenchmarkImplicitEulerStepBeam10kSparseCholesky is one implicit Euler
+// step of the 9,984-tetrahedron beam with the system solved exactly by
+// SparseCholeskySolver (assembly, numeric factorisation, solve, residual
+// check; the symbolic analysis is done before the timer), for both
+// orderings, and with CG (at most 100 iterations, tolerance 1e-9) as
+// validation/bench_test.go does, for comparison on the same machine.
+func BenchmarkImplicitEulerStepBeam10kSparseCholesky(b *testing.B) {
+	for _, c := range []struct{ name, lin string }{
+		{"minimumDegree", `type = "SparseCholeskySolver"`},
+		{"nestedDissection", "type = \"SparseCholeskySolver\"\n  ordering = \"nestedDissection\""},
+		{"CG100", "type = \"CGLinearSolver\"\n  iterations = 100\n  tolerance = 1e-9"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			s := beam10kScene(b, c.lin)
+			for i := 0; i < 3; i++ { // leave the rest state
+				if err := s.Step(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			ode := graphtest.Find[*solver.EulerImplicitSolver](b, s, "beam/ode")
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if err := s.Step(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.StopTimer()
+			st := ode.LastStats()
+			b.ReportMetric(float64(st.Iterations), "iterations")
+			b.ReportMetric(st.Residual/1e-12, "residual/1e-12")
+			if lin, ok := s.Find("beam/lin").(*solver.SparseCholeskySolver); ok {
+				b.ReportMetric(lin.Symbolic().Flops(), "factor-flops")
+			}
+		})
+	}
+}
