@@ -7,9 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"github.com/sofago/sofago/atomicfile"
-	"hash"
+	"github.com/sofago/sofago/cachekey"
 	"io"
-	"math"
 	"os"
 )
 
@@ -24,75 +23,15 @@ type Precomputed struct {
 	Eigenvalues []float64
 }
 
-// Key is the hash that identifies a precomputation: SHA-256 of everything
-// it depends on (mesh, material, constraints, options), fed through a
-// KeyBuilder.
-type Key [32]byte
+// Key identifies a precomputation (package cachekey): the SHA-256 of
+// everything it depends on.
+type Key = cachekey.Key
 
-// String returns the first 16 hex digits, enough for file names.
-func (k Key) String() string { return fmt.Sprintf("%x", k[:8]) }
+// KeyBuilder accumulates the inputs of a precomputation into a Key.
+type KeyBuilder = cachekey.Builder
 
-// KeyBuilder accumulates the inputs of a precomputation into a Key. Every
-// value is written with its length or a tag, so different inputs cannot
-// produce the same byte stream.
-type KeyBuilder struct{ h hash.Hash }
-
-// NewKeyBuilder starts a key with the cache format version.
-func NewKeyBuilder() *KeyBuilder {
-	b := &KeyBuilder{h: sha256.New()}
-	b.String("sofago reduced StVK cache")
-	b.Int(cacheVersion)
-	return b
-}
-
-// String adds a tagged string.
-func (b *KeyBuilder) String(s string) {
-	b.Int(len(s))
-	io.WriteString(b.h, s)
-}
-
-// Int adds an integer.
-func (b *KeyBuilder) Int(v int) {
-	var buf [8]byte
-	binary.LittleEndian.PutUint64(buf[:], uint64(v))
-	b.h.Write(buf[:])
-}
-
-// Floats adds a tagged list of numbers, bit for bit.
-func (b *KeyBuilder) Floats(name string, v []float64) {
-	b.String(name)
-	b.Int(len(v))
-	buf := make([]byte, 8*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint64(buf[8*i:], math.Float64bits(x))
-	}
-	b.h.Write(buf)
-}
-
-// Ints adds a tagged list of integers.
-func (b *KeyBuilder) Ints(name string, v []int) {
-	b.String(name)
-	b.Int(len(v))
-	buf := make([]byte, 8*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint64(buf[8*i:], uint64(x))
-	}
-	b.h.Write(buf)
-}
-
-// Bytes adds tagged raw bytes (e.g. a basis file's content).
-func (b *KeyBuilder) Bytes(name string, p []byte) {
-	b.String(name)
-	b.Int(len(p))
-	b.h.Write(p)
-}
-
-// Key returns the key.
-func (b *KeyBuilder) Key() Key {
-	var k Key
-	copy(k[:], b.h.Sum(nil))
-	return k
-}
+// NewKeyBuilder starts a key with this file format and its version.
+func NewKeyBuilder() *KeyBuilder { return cachekey.New("sofago reduced StVK cache", cacheVersion) }
 
 // cacheVersion changes whenever the file layout or the meaning of its
 // numbers changes; it is part of every key and of the header.

@@ -7,74 +7,20 @@ import (
 	"errors"
 	"fmt"
 	"github.com/sofago/sofago/atomicfile"
-	"hash"
+	"github.com/sofago/sofago/cachekey"
 	"io"
-	"math"
 	"os"
 )
 
-// Key identifies a precomputed network: SHA-256 of everything the rest
-// stiffness depends on (rest frames, samples, volumes, moduli, weights and
-// their gradients, material), fed through a KeyBuilder.
-type Key [32]byte
+// Key identifies a precomputation (package cachekey): the SHA-256 of
+// everything it depends on.
+type Key = cachekey.Key
 
-// String returns the first 16 hex digits, enough for file names.
-func (k Key) String() string { return fmt.Sprintf("%x", k[:8]) }
+// KeyBuilder accumulates the inputs of a precomputation into a Key.
+type KeyBuilder = cachekey.Builder
 
-// KeyBuilder accumulates the inputs of a precomputation into a Key. Every
-// value is written with a tag and its length, so different inputs cannot
-// produce the same byte stream.
-type KeyBuilder struct{ h hash.Hash }
-
-// NewKeyBuilder starts a key with the file format version.
-func NewKeyBuilder() *KeyBuilder {
-	b := &KeyBuilder{h: sha256.New()}
-	b.String("sofago spring network")
-	b.Int(fileVersion)
-	return b
-}
-
-// String adds a tagged string.
-func (b *KeyBuilder) String(s string) {
-	b.Int(len(s))
-	io.WriteString(b.h, s)
-}
-
-// Int adds an integer.
-func (b *KeyBuilder) Int(v int) {
-	var buf [8]byte
-	binary.LittleEndian.PutUint64(buf[:], uint64(v))
-	b.h.Write(buf[:])
-}
-
-// Floats adds a tagged list of numbers, bit for bit.
-func (b *KeyBuilder) Floats(name string, v []float64) {
-	b.String(name)
-	b.Int(len(v))
-	buf := make([]byte, 8*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint64(buf[8*i:], math.Float64bits(x))
-	}
-	b.h.Write(buf)
-}
-
-// Ints adds a tagged list of integers.
-func (b *KeyBuilder) Ints(name string, v []int) {
-	b.String(name)
-	b.Int(len(v))
-	buf := make([]byte, 8*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint64(buf[8*i:], uint64(x))
-	}
-	b.h.Write(buf)
-}
-
-// Key returns the key.
-func (b *KeyBuilder) Key() Key {
-	var k Key
-	copy(k[:], b.h.Sum(nil))
-	return k
-}
+// NewKeyBuilder starts a key with this file format and its version.
+func NewKeyBuilder() *KeyBuilder { return cachekey.New("sofago spring network", fileVersion) }
 
 // fileVersion changes whenever the file layout or the meaning of its
 // numbers changes; it is part of every key and of the header.
