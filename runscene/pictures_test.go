@@ -1,4 +1,4 @@
-package main
+package runscene
 
 import (
 	"fmt"
@@ -37,7 +37,7 @@ func dumpedState(t *testing.T, d dumpJSON, path string) (position, velocity []fl
 // bit (every number is written in its shortest exact form); likewise the
 // visual surface's series, with the boundary triangles.
 func TestOutMatchesDump(t *testing.T) {
-	const scene = "../../scenes/cantilever.toml"
+	const scene = "../scenes/cantilever.toml"
 	text, err := os.ReadFile(scene)
 	if err != nil {
 		t.Fatal(err)
@@ -124,7 +124,7 @@ func triCells(tris [][3]int) [][]int {
 // as many frames, the final picture, the energy plot; the summary lists
 // them.
 func TestPictureFlags(t *testing.T) {
-	const scene = "../../scenes/cantilever.toml"
+	const scene = "../scenes/cantilever.toml"
 	text, err := os.ReadFile(scene)
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package main
+package runscene
 
 import (
 	"os"
@@ -111,7 +111,7 @@ name = "x"
 // initialised (they write files), nor scenes whose integer fields ask for
 // more than maxFuzzCount items (they would only test the machine's memory).
 func FuzzLoad(f *testing.F) {
-	files, _ := filepath.Glob("../../scenes/*.toml")
+	files, _ := filepath.Glob("../scenes/*.toml")
 	for _, p := range files {
 		if data, err := os.ReadFile(p); err == nil {
 			f.Add(data)

@@ -1,4 +1,4 @@
-package main
+package runscene
 
 import (
 	"context"
@@ -51,7 +51,7 @@ func build(t *testing.T) string {
 		if _, err := os.Stat(goTool); err != nil {
 			goTool = "go"
 		}
-		if out, err := exec.Command(goTool, "build", "-o", binary, ".").CombinedOutput(); err != nil {
+		if out, err := exec.Command(goTool, "build", "-o", binary, "../cmd/runscene").CombinedOutput(); err != nil {
 			buildErr = fmt.Errorf("building runscene: %v\n%s", err, out)
 		}
 	})
@@ -622,7 +622,7 @@ func TestFlagsAfterSceneAndSummary(t *testing.T) {
 
 // The example scenes run a few steps each, so none can rot.
 func TestExampleScenes(t *testing.T) {
-	files, _ := filepath.Glob("../../scenes/*.toml")
+	files, _ := filepath.Glob("../scenes/*.toml")
 	if len(files) == 0 {
 		t.Skip("no scenes yet")
 	}
@@ -648,7 +648,7 @@ func TestExampleScenes(t *testing.T) {
 
 // The cantilever scene runs 3 steps and sags.
 func TestCantileverThreeSteps(t *testing.T) {
-	const f = "../../scenes/cantilever.toml"
+	const f = "../scenes/cantilever.toml"
 	text, err := os.ReadFile(f)
 	if err != nil {
 		t.Skip("scenes/cantilever.toml not there yet")

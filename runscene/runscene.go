@@ -1,0 +1,803 @@
+// Package runscene is the runscene command line as a library: Main(args)
+// is the whole program, so a user's own module can build a runscene that
+// also registers their own components:
+//
+//	package main
+//
+//	import (
+//		"os"
+//
+//		_ "example.com/mycomponents"
+//		"github.com/sofago/sofago/runscene"
+//	)
+//
+//	func main() { os.Exit(runscene.Main(os.Args[1:])) }
+//
+// The command runs a scene headless:
+//
+//	runscene [flags] SCENE.toml
+//
+// It loads and initialises the scene, advances it -steps times (default:
+// the scene's steps), shows a progress bar on a terminal (never in a
+// pipe), and prints a summary table: steps, simulated time, wall time per
+// step, energies, each solver's linear solves, every output written. With
+// -steps 0 it only initialises the scene, which with -dump gives the forces
+// at the initial configuration.
+//
+// Pictures need no GPU and no display (package render, a software
+// rasteriser): -frames DIR writes a PNG every -every steps, -picture FILE
+// the final state, -gif FILE an animation of the run, -plot FILE the
+// energies against time.
+//
+// Errors are one line "file:line: message" on stderr; the exit code is 1 for
+// scene and run-time errors, 2 for usage errors, 130 when interrupted.
+//
+// Flags may come before or after the scene file. -list and -doc document
+// the registered component types and need no scene.
+package runscene
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	_ "github.com/sofago/sofago/components/all"
+	"github.com/sofago/sofago/components/collision"
+	"github.com/sofago/sofago/components/visual"
+	"github.com/sofago/sofago/geom"
+	"github.com/sofago/sofago/graph"
+	"github.com/sofago/sofago/render"
+)
+
+const usageLine = "usage: runscene [flags] SCENE.toml   (runscene -h lists the flags)"
+
+// Exit codes.
+const (
+	exitOK          = 0
+	exitScene       = 1 // the scene or the run failed
+	exitUsage       = 2
+	exitInterrupted = 130 // SIGINT, as shells report it
+)
+
+type options struct {
+	steps    int // < 0: the scene's
+	dt       float64
+	dump     string
+	out      string
+	list     bool
+	doc      string
+	quiet    bool
+	every    int
+	everySet bool
+	scene    string
+
+	// pictures
+	frames      string // folder of PNG frames
+	picture     string // PNG of the final state
+	gif         string // animated GIF
+	plot        string // energy plot PNG
+	width       int
+	height      int
+	wireframe   bool
+	noGrid      bool
+	supersample int
+	eye, center *geom.Vec3
+}
+
+// wantPictures reports whether the run draws its surfaces.
+func (o *options) wantPictures() bool { return o.frames != "" || o.picture != "" || o.gif != "" }
+
+// usageError is a mistake in the command line (exit code 2).
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+// Main runs the command line with args (without the program name) and
+// returns the exit status; cmd/runscene's main is os.Exit(Main(os.Args[1:])).
+func Main(args []string) int {
+	// The first SIGINT/SIGTERM stops the run after the current step (frames
+	// and index stay consistent); then the default handling is restored,
+	// so a second one kills a long Init or step at once.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
+	fi, err := os.Stderr.Stat()
+	terminal := err == nil && fi.Mode()&os.ModeCharDevice != 0
+	code := run(ctx, args, os.Stdout, os.Stderr, terminal)
+	stop()
+	return code
+}
+
+// run is the whole program; terminal says whether stderr is a terminal
+// (progress is shown only then).
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, terminal bool) int {
+	opt, err := parseFlags(args, stdout)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "runscene: %v\n%s\n", err, usageLine)
+		return exitUsage
+	}
+	switch {
+	case opt.list:
+		listTypes(stdout)
+		return exitOK
+	case opt.doc != "":
+		if err := docType(stdout, opt.doc); err != nil {
+			fmt.Fprintf(stderr, "runscene: %v\n", err)
+			return exitUsage
+		}
+		return exitOK
+	}
+	r := &runner{opt: opt, stdout: stdout, stderr: stderr, terminal: terminal}
+	return r.run(ctx)
+}
+
+func parseFlags(args []string, help io.Writer) (*options, error) {
+	opt := &options{steps: -1, every: 1}
+	fs := flag.NewFlagSet("runscene", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.IntVar(&opt.steps, "steps", -1, "number of steps (default: the scene's `steps`)")
+	fs.Float64Var(&opt.dt, "dt", 0, "time step in `seconds`, overriding the scene's dt")
+	fs.StringVar(&opt.dump, "dump", "", "write the final state as JSON to `FILE` (positions, velocities, forces, energies)")
+	fs.StringVar(&opt.out, "out", "", "write a VTU file per frame and a .pvd index per state into `DIR` (for ParaView)")
+	fs.BoolVar(&opt.list, "list", false, "list the registered component types by kind")
+	fs.StringVar(&opt.doc, "doc", "", "document the fields of component `TYPE` (defaults, units, ranges)")
+	fs.BoolVar(&opt.quiet, "quiet", false, "print neither progress nor summary (errors still go to stderr)")
+	fs.IntVar(&opt.every, "every", 1, "write an -out, -frames and -gif frame every `N` steps (frame 0 and the last step are always written); on a terminal, also update the progress line every N steps instead of ten times a second")
+	fs.StringVar(&opt.frames, "frames", "", "write a PNG picture of the visual surfaces every -every steps into `DIR` (frame_000000.png, ...)")
+	fs.StringVar(&opt.picture, "picture", "", "write a PNG picture of the final state to `FILE`")
+	fs.StringVar(&opt.gif, "gif", "", "write an animated GIF of the run (a frame every -every steps, played in real time where GIF delays allow) to `FILE`")
+	fs.StringVar(&opt.plot, "plot", "", "write a PNG plot of kinetic, potential and total energy against time to `FILE`")
+	size := fs.String("size", "800x600", "picture size `WxH` in pixels")
+	fs.BoolVar(&opt.wireframe, "wireframe", false, "draw the triangle edges over the shaded surfaces")
+	fs.BoolVar(&opt.noGrid, "nogrid", false, "leave out the ground grid")
+	fs.IntVar(&opt.supersample, "supersample", 1, "anti-alias pictures by rendering `K`×K samples per pixel (1: none; costs K² times as much)")
+	eye := fs.String("eye", "", "camera position `X,Y,Z` (default: the scene's Camera, or fitted to the surfaces)")
+	center := fs.String("center", "", "point `X,Y,Z` the camera looks at (default: the scene's Camera, or the surfaces' centre)")
+	fs.Usage = func() {
+		fmt.Fprintln(help, "runscene runs a scene headless: runscene [flags] SCENE.toml")
+		fmt.Fprintln(help, "\nFlags (before or after the scene file):")
+		fs.SetOutput(help)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+		fmt.Fprintln(help, "\nExit status: 0 success, 1 scene or run-time error, 2 usage error, 130 interrupted.")
+	}
+	// Accept flags after the scene file too: parse, take one positional
+	// argument, parse the rest.
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fs.Usage()
+				return nil, err
+			}
+			return nil, &usageError{err.Error()}
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if opt.list || opt.doc != "" {
+		if opt.list && opt.doc != "" {
+			return nil, &usageError{"-list and -doc cannot be combined"}
+		}
+		return opt, nil
+	}
+	switch {
+	case len(pos) == 0:
+		return nil, &usageError{"no scene file given"}
+	case len(pos) > 1:
+		return nil, &usageError{fmt.Sprintf("one scene file expected, got %d: %s", len(pos), strings.Join(pos, " "))}
+	case set["steps"] && opt.steps < 0:
+		return nil, &usageError{fmt.Sprintf("-steps must be 0 or more, got %d", opt.steps)}
+	case set["dt"] && !(opt.dt > 0 && !math.IsInf(opt.dt, 1)):
+		return nil, &usageError{fmt.Sprintf("-dt must be a positive finite number of seconds, got %g", opt.dt)}
+	case opt.every < 1:
+		return nil, &usageError{fmt.Sprintf("-every must be 1 or more, got %d", opt.every)}
+	case set["dump"] && opt.dump == "":
+		return nil, &usageError{"-dump needs a file name"}
+	case set["out"] && opt.out == "":
+		return nil, &usageError{"-out needs a folder name"}
+	case set["frames"] && opt.frames == "":
+		return nil, &usageError{"-frames needs a folder name"}
+	case opt.supersample < 1 || opt.supersample > 8:
+		return nil, &usageError{fmt.Sprintf("-supersample must be 1 to 8, got %d", opt.supersample)}
+	}
+	for _, f := range []struct {
+		flag, value, ext string
+	}{{"picture", opt.picture, ".png"}, {"plot", opt.plot, ".png"}, {"gif", opt.gif, ".gif"}} {
+		if set[f.flag] && !strings.EqualFold(filepath.Ext(f.value), f.ext) {
+			return nil, &usageError{fmt.Sprintf("-%s needs a %s file name, got %q", f.flag, f.ext, f.value)}
+		}
+	}
+	var err error
+	if opt.width, opt.height, err = parseSize(*size); err != nil {
+		return nil, &usageError{"-size: " + err.Error()}
+	}
+	if opt.eye, err = parseVec(*eye); err != nil {
+		return nil, &usageError{"-eye: " + err.Error()}
+	}
+	if opt.center, err = parseVec(*center); err != nil {
+		return nil, &usageError{"-center: " + err.Error()}
+	}
+	opt.everySet = set["every"]
+	opt.scene = pos[0]
+	return opt, nil
+}
+
+// parseSize parses "WxH".
+func parseSize(s string) (w, h int, err error) {
+	a, b, ok := strings.Cut(strings.ToLower(s), "x")
+	if ok {
+		w, err = strconv.Atoi(a)
+		if err == nil {
+			h, err = strconv.Atoi(b)
+		}
+	}
+	if !ok || err != nil || w < 16 || h < 16 || w > 16384 || h > 16384 {
+		return 0, 0, fmt.Errorf("want WxH with 16 ≤ W, H ≤ 16384 pixels, e.g. 800x600; got %q", s)
+	}
+	return w, h, nil
+}
+
+// parseVec parses "x,y,z" ("" is nil).
+func parseVec(s string) (*geom.Vec3, error) {
+	if s == "" {
+		return nil, nil
+	}
+	parts := strings.Split(s, ",")
+	if len(parts) != 3 {
+		return nil, fmt.Errorf("want three numbers X,Y,Z, got %q", s)
+	}
+	var v geom.Vec3
+	for i, p := range parts {
+		x, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, fmt.Errorf("want three finite numbers X,Y,Z, got %q", s)
+		}
+		v[i] = x
+	}
+	return &v, nil
+}
+
+// listTypes prints every registered type grouped by kind, with the first
+// sentence of its summary.
+func listTypes(w io.Writer) {
+	byKind := map[graph.Kind][]graph.TypeInfo{}
+	width := 0
+	for _, t := range graph.Types() {
+		byKind[t.Kind] = append(byKind[t.Kind], t)
+		width = max(width, len(t.Name))
+	}
+	for _, k := range graph.Kinds {
+		if len(byKind[k]) == 0 {
+			continue
+		}
+		fmt.Fprintln(w, k)
+		for _, t := range byKind[k] {
+			fmt.Fprintf(w, "  %-*s  %s\n", width, t.Name, firstSentence(t.Summary))
+		}
+	}
+	fmt.Fprintln(w, "\nrunscene -doc TYPE documents a type's fields.")
+}
+
+// firstSentence returns s up to the end of its first sentence (a period
+// followed by a space and a capital letter, or the end).
+func firstSentence(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	for i := 0; i+2 < len(s); i++ {
+		if s[i] == '.' && s[i+1] == ' ' && s[i+2] >= 'A' && s[i+2] <= 'Z' {
+			return s[:i+1]
+		}
+	}
+	return s
+}
+
+// docType prints a type's summary and a table of its fields.
+func docType(w io.Writer, name string) error {
+	t, ok := graph.Lookup(name)
+	if !ok {
+		msg := fmt.Sprintf("unknown component type %q", name)
+		if s := graph.Suggest(name); s != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", s)
+		}
+		return errors.New(msg + "; runscene -list shows them all")
+	}
+	fmt.Fprintf(w, "%s (%s)\n\n", t.Name, t.Kind)
+	fmt.Fprintln(w, wrap(t.Summary, 78, "  "))
+	fields := graph.FieldDocs(t)
+	fmt.Fprintln(w)
+	if len(fields) == 0 {
+		fmt.Fprintln(w, "Fields: none besides type and name.")
+		return nil
+	}
+	fmt.Fprintln(w, "Fields (besides type and name):")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  NAME\tTYPE\tDEFAULT\tUNIT\tRANGE/ENUM\tREQUIRED\tDOC")
+	for _, f := range fields {
+		constraint := f.Range
+		if len(f.Enum) > 0 {
+			constraint = strings.Join(f.Enum, "|")
+		}
+		req := "no"
+		if f.Required {
+			req = "yes"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\n", f.Name, f.Type, dash(shorten(f.Default, 30)), dash(f.Unit), dash(constraint), req, f.Doc)
+	}
+	return tw.Flush()
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-3] + "..."
+}
+
+func wrap(s string, width int, indent string) string {
+	var lines []string
+	line := indent
+	for _, word := range strings.Fields(s) {
+		if len(line) > len(indent) && len(line)+1+len(word) > width {
+			lines = append(lines, line)
+			line = indent
+		}
+		if len(line) > len(indent) {
+			line += " "
+		}
+		line += word
+	}
+	return strings.Join(append(lines, line), "\n")
+}
+
+// runner runs one scene.
+type runner struct {
+	opt      *options
+	stdout   io.Writer
+	stderr   io.Writer
+	terminal bool
+
+	scene    *graph.Scene
+	solvers  []*solverStats
+	contacts []*collision.ContactFigures
+
+	pics      *render.Pictures
+	anim      *render.GIF
+	pngFrames int
+	renders   int
+	drawTime  time.Duration
+	// energies per step for -plot (index 0: the initial state)
+	times, kinetic, potential []float64
+}
+
+// fail prints err as one line located in the scene file and returns the
+// scene-error exit code.
+func (r *runner) fail(err error) int {
+	fmt.Fprintln(r.stderr, oneLine(r.opt.scene, err))
+	return exitScene
+}
+
+// oneLine formats err as "file:line: message" on one line: graph errors
+// already start with the file; others get the scene file as prefix.
+func oneLine(file string, err error) string {
+	msg := strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", "; ")), " ")
+	if !strings.HasPrefix(msg, file+":") {
+		msg = file + ": " + msg
+	}
+	return msg
+}
+
+func (r *runner) run(ctx context.Context) int {
+	opt := r.opt
+	s, err := graph.LoadFile(opt.scene)
+	if err != nil {
+		return r.fail(err)
+	}
+	r.scene = s
+	if opt.dt > 0 {
+		s.Dt = opt.dt
+	}
+	steps := s.Steps
+	if opt.steps >= 0 {
+		steps = opt.steps
+	}
+	if err := s.Init(); err != nil {
+		return r.fail(err)
+	}
+	var out *visual.SceneWriter
+	if opt.out != "" {
+		if out, err = visual.NewSceneWriter(opt.out, s.Root); err != nil {
+			return r.fail(err)
+		}
+		if err := out.WriteFrame(s.Time); err != nil {
+			return r.fail(err)
+		}
+	}
+	if err := r.startPictures(); err != nil {
+		return r.fail(err)
+	}
+	if err := r.frame(); err != nil {
+		return r.fail(err)
+	}
+	r.recordEnergy()
+
+	r.solvers = collectSolvers(s)
+	r.contacts = collision.CollectContactReporters(s)
+	prog := newProgress(r.stderr, r.terminal && !opt.quiet, steps, opt.every, opt.everySet)
+	start := time.Now()
+	var stepErr error
+	interrupted := false
+	for i := 0; i < steps; i++ {
+		if ctx.Err() != nil {
+			interrupted = true
+			break
+		}
+		if stepErr = s.Step(); stepErr != nil {
+			break
+		}
+		for _, st := range r.solvers {
+			st.record()
+		}
+		for _, c := range r.contacts {
+			c.Record()
+		}
+		r.recordEnergy()
+		if s.StepCount%opt.every == 0 || i == steps-1 {
+			if out != nil {
+				if err := out.WriteFrame(s.Time); err != nil {
+					stepErr = err
+					break
+				}
+			}
+			if err := r.frame(); err != nil {
+				stepErr = err
+				break
+			}
+		}
+		prog.update(i+1, s.Time, time.Since(start))
+	}
+	wall := time.Since(start)
+	prog.clear()
+	closeErr := s.Close()
+	if stepErr != nil {
+		return r.fail(stepErr)
+	}
+	if closeErr != nil {
+		return r.fail(closeErr)
+	}
+	// Pictures of what ran are written even after an interrupt.
+	if err := r.finishPictures(); err != nil {
+		return r.fail(err)
+	}
+	if interrupted {
+		fmt.Fprintf(r.stderr, "%s: interrupted after step %d (t = %g s); no dump written\n", opt.scene, s.StepCount, s.Time)
+		if !opt.quiet {
+			r.summary(wall, out)
+		}
+		return exitInterrupted
+	}
+	if opt.dump != "" {
+		if err := writeDump(opt.dump, s); err != nil {
+			return r.fail(err)
+		}
+	}
+	if !opt.quiet {
+		r.summary(wall, out)
+	}
+	return exitOK
+}
+
+// startPictures prepares the renderer (and the frames folder, the GIF)
+// when the run draws pictures.
+func (r *runner) startPictures() error {
+	opt := r.opt
+	if !opt.wantPictures() {
+		return nil
+	}
+	p, err := render.NewPictures(r.scene, render.Options{Width: opt.width, Height: opt.height,
+		Wireframe: opt.wireframe, NoGrid: opt.noGrid, Supersample: opt.supersample})
+	if err != nil {
+		return fmt.Errorf("pictures: %w", err)
+	}
+	p.Eye, p.Center = opt.eye, opt.center
+	r.pics = p
+	if opt.frames != "" {
+		if err := os.MkdirAll(opt.frames, 0o755); err != nil {
+			return fmt.Errorf("-frames: %w", err)
+		}
+	}
+	if opt.gif != "" {
+		surfaces, _ := p.Surfaces()
+		var colors [][3]float64
+		for _, sf := range surfaces {
+			colors = append(colors, sf.SurfaceColor())
+		}
+		// Real time: each frame lasts every·dt, in hundredths of a second
+		// (GIF viewers treat delays under 2 as 10, so 2 is the floor).
+		r.anim = render.NewGIF(colors, int(math.Round(100*float64(opt.every)*r.scene.Dt)))
+	}
+	return nil
+}
+
+// frame draws the current state as the next PNG frame and GIF frame, when
+// asked for.
+func (r *runner) frame() error {
+	if r.pics == nil || (r.opt.frames == "" && r.anim == nil) {
+		return nil
+	}
+	t0 := time.Now()
+	img, err := r.pics.Render()
+	if err != nil {
+		return err
+	}
+	r.renders++
+	if r.opt.frames != "" {
+		path := filepath.Join(r.opt.frames, fmt.Sprintf("frame_%06d.png", r.pngFrames))
+		if err := render.WritePNG(path, img); err != nil {
+			return err
+		}
+		r.pngFrames++
+	}
+	if r.anim != nil {
+		if err := r.anim.Add(img); err != nil {
+			return err
+		}
+	}
+	r.drawTime += time.Since(t0)
+	return nil
+}
+
+// recordEnergy keeps the energies for -plot.
+func (r *runner) recordEnergy() {
+	if r.opt.plot == "" {
+		return
+	}
+	k, p := r.scene.Energies()
+	r.times = append(r.times, r.scene.Time)
+	r.kinetic = append(r.kinetic, k)
+	r.potential = append(r.potential, p)
+}
+
+// finishPictures writes the final picture, the GIF and the energy plot.
+func (r *runner) finishPictures() error {
+	opt := r.opt
+	if opt.picture != "" {
+		t0 := time.Now()
+		img, err := r.pics.Render()
+		if err != nil {
+			return err
+		}
+		r.renders++
+		if err := render.WritePNG(opt.picture, img); err != nil {
+			return err
+		}
+		r.drawTime += time.Since(t0)
+	}
+	if r.anim != nil {
+		if err := r.anim.Write(opt.gif); err != nil {
+			return err
+		}
+	}
+	if opt.plot != "" {
+		if err := render.WriteEnergyPlot(opt.plot, filepath.Base(opt.scene), r.times, r.kinetic, r.potential); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// outputReporter is implemented by the scene's exporters (VTKExporter,
+// OBJExporter, STLExporter, EnergyLogger): what they wrote, for the
+// summary.
+type outputReporter interface {
+	Output() (what string, frames, files int, where string)
+}
+
+// summary prints the run's figures to stdout: the run, then a table of
+// the solvers' linear solves and a table of the outputs.
+func (r *runner) summary(wall time.Duration, out *visual.SceneWriter) {
+	s := r.scene
+	ke, pe := s.Energies()
+	tw := tabwriter.NewWriter(r.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "scene\t%s\n", r.opt.scene)
+	fmt.Fprintf(tw, "steps\t%d (dt = %g s)\n", s.StepCount, s.Dt)
+	fmt.Fprintf(tw, "simulated time\t%.10g s\n", s.Time)
+	if s.StepCount > 0 {
+		fmt.Fprintf(tw, "wall time\t%.3f s (%.3f ms/step)\n", wall.Seconds(), wall.Seconds()*1e3/float64(s.StepCount))
+	}
+	fmt.Fprintf(tw, "kinetic energy\t%.9g J\n", ke)
+	fmt.Fprintf(tw, "potential energy\t%.9g J\n", pe)
+	tw.Flush()
+
+	var solvers []*solverStats
+	for _, st := range r.solvers {
+		if st.steps > 0 {
+			solvers = append(solvers, st)
+		}
+	}
+	if len(solvers) > 0 {
+		fmt.Fprintln(r.stdout)
+		tw = tabwriter.NewWriter(r.stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "solver\tsteps\tlinear iterations/step\tmax iterations\tmax relative residual\tsteps not converged")
+		for _, st := range solvers {
+			fmt.Fprintf(tw, "%s\t%d\t%.1f\t%d\t%.3g\t%d\n", st.solver.Base().Path(), st.steps,
+				float64(st.iterations)/float64(st.steps), st.maxIter, st.maxResidual, st.unconverged)
+		}
+		tw.Flush()
+	}
+
+	if len(r.contacts) > 0 {
+		fmt.Fprintln(r.stdout)
+		tw = tabwriter.NewWriter(r.stdout, 0, 4, 2, ' ', 0)
+		for _, c := range r.contacts {
+			fmt.Fprintf(tw, "%s\t%s\n", c.Reporter.Base().Path(), c)
+		}
+		tw.Flush()
+	}
+
+	type row struct {
+		what          string
+		frames, files int
+		where, note   string
+	}
+	var rows []row
+	if out != nil {
+		note := fmt.Sprintf("%d series", len(out.Series))
+		if len(out.Skipped) > 0 {
+			note += fmt.Sprintf("; not written (no position in space): %s", strings.Join(out.Skipped, ", "))
+		}
+		rows = append(rows, row{"-out VTU/PVD", out.Frames(), out.Frames()*len(out.Series) + len(out.Series), out.Dir, note})
+	}
+	s.Root.Walk(func(n *graph.Node) error {
+		for _, o := range n.Objects {
+			if rep, ok := o.(outputReporter); ok {
+				what, frames, files, where := rep.Output()
+				rows = append(rows, row{fmt.Sprintf("%s (%s)", o.Base().Path(), what), frames, files, where, ""})
+			}
+		}
+		return nil
+	})
+	perPicture := ""
+	if r.renders > 0 {
+		perPicture = fmt.Sprintf("%.1f ms/picture (%d×%d), drawing and writing", r.drawTime.Seconds()*1e3/float64(r.renders), r.opt.width, r.opt.height)
+	}
+	if r.opt.frames != "" {
+		rows = append(rows, row{"-frames PNG", r.pngFrames, r.pngFrames, r.opt.frames, perPicture})
+	}
+	if r.anim != nil {
+		rows = append(rows, row{"-gif", r.anim.Frames(), 1, r.opt.gif, fmt.Sprintf("%d ms/frame", 10*r.anim.Delay)})
+	}
+	if r.opt.picture != "" {
+		note := ""
+		if r.opt.frames == "" {
+			note = perPicture
+		}
+		rows = append(rows, row{"-picture", 1, 1, r.opt.picture, note})
+	}
+	if r.opt.plot != "" {
+		rows = append(rows, row{"-plot", len(r.times), 1, r.opt.plot, "energy against time"})
+	}
+	if r.opt.dump != "" {
+		rows = append(rows, row{"-dump", 1, 1, r.opt.dump, "final state"})
+	}
+	if len(rows) > 0 {
+		fmt.Fprintln(r.stdout)
+		tw = tabwriter.NewWriter(r.stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "output\tframes\tfiles\twhere\t")
+		for _, o := range rows {
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\n", o.what, o.frames, o.files, o.where, o.note)
+		}
+		tw.Flush()
+	}
+}
+
+// solverStats accumulates, per ODE solver, the linear-solver figures of
+// every step: they cost nothing to collect and tell at once whether the
+// linear solves converged.
+type solverStats struct {
+	solver      visual.LinearStatser
+	steps       int
+	iterations  int
+	maxIter     int
+	maxResidual float64
+	unconverged int
+}
+
+func collectSolvers(s *graph.Scene) []*solverStats {
+	var out []*solverStats
+	s.Root.Walk(func(n *graph.Node) error {
+		for _, o := range n.Objects {
+			if ls, ok := o.(visual.LinearStatser); ok {
+				out = append(out, &solverStats{solver: ls})
+			}
+		}
+		return nil
+	})
+	return out
+}
+
+func (st *solverStats) record() {
+	l := st.solver.LastStats()
+	st.steps++
+	st.iterations += l.Iterations
+	st.maxIter = max(st.maxIter, l.Iterations)
+	st.maxResidual = max(st.maxResidual, l.Residual)
+	if !l.Converged {
+		st.unconverged++
+	}
+}
+
+// progress draws a one-line progress bar on a terminal:
+//
+//	[#########...............]  38%  step 76/200  t = 0.76 s  13.6 ms/step  ETA 1.7s
+type progress struct {
+	w        io.Writer
+	on       bool
+	total    int
+	every    int
+	everySet bool
+	last     time.Time
+	drawn    bool
+}
+
+// barWidth is the number of cells of the progress bar.
+const barWidth = 24
+
+func newProgress(w io.Writer, on bool, total, every int, everySet bool) *progress {
+	return &progress{w: w, on: on && total > 0, total: total, every: every, everySet: everySet}
+}
+
+func (p *progress) update(step int, t float64, elapsed time.Duration) {
+	if !p.on {
+		return
+	}
+	if p.everySet {
+		if step%p.every != 0 && step != p.total {
+			return
+		}
+	} else if now := time.Now(); now.Sub(p.last) < 100*time.Millisecond && step != p.total {
+		return
+	} else {
+		p.last = now
+	}
+	perStep := elapsed.Seconds() / float64(step)
+	eta := time.Duration(perStep * float64(p.total-step) * float64(time.Second))
+	done := step * barWidth / p.total
+	bar := strings.Repeat("#", done) + strings.Repeat(".", barWidth-done)
+	fmt.Fprintf(p.w, "\r\033[K[%s] %3d%%  step %d/%d  t = %.6g s  %.3g ms/step  ETA %s", bar, step*100/p.total, step, p.total, t, perStep*1e3, eta.Round(100*time.Millisecond))
+	p.drawn = true
+}
+
+func (p *progress) clear() {
+	if p.drawn {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
+}
