@@ -206,10 +206,14 @@ func (l *loader) object(n *Node, tbl map[string]any, rec *lineRecord) error {
 	info, ok := Lookup(typ)
 	if !ok {
 		msg := fmt.Sprintf("unknown component type %q", typ)
-		if s := Suggest(typ); s != "" {
-			msg += fmt.Sprintf(" (did you mean %q?)", s)
+		if sn, isSOFA := LookupSOFA(typ, false); isSOFA {
+			msg += ": " + sn.Explain()
+		} else {
+			if s := Suggest(typ); s != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", s)
+			}
+			msg += "; runscene -list shows them all"
 		}
-		msg += "; runscene -list shows them all"
 		return l.errAt(rec.keyLine("type"), n, "", "", "%s", msg)
 	}
 	name, explicit := typ, false
@@ -248,6 +252,12 @@ func (l *loader) object(n *Node, tbl map[string]any, rec *lineRecord) error {
 	}
 	if v, ok := obj.(Validator); ok {
 		if err := v.Validate(); err != nil {
+			// A Validate error about one field (a *keyError with its key)
+			// points at that field's line.
+			var ke *keyError
+			if errors.As(err, &ke) && ke.key != "" {
+				line = rec.keyLine(ke.key)
+			}
 			return l.errAt(line, n, name, typ, "%v", err)
 		}
 	}

@@ -353,10 +353,10 @@ name = "beam"
 		{"unknown template", `
 [[node]]
 name = "beam"
-  [[node.object]]   # <-
+  [[node.object]]
   type = "MechanicalObject"
-  template = "Vec4"
-`, false, []string{`object "MechanicalObject"`, `unknown template "Vec4"`}},
+  template = "Vec4"   # <-
+`, false, []string{`object "MechanicalObject"`, `unknown template "Vec4" (did you mean "Vec1"?); known: Affine3, F331, Rigid3, Vec1, Vec3 (SOFA's Vec1d, Vec3d`}},
 
 		{"position with the wrong arity (Init)", `
 [[node]]

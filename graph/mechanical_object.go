@@ -3,6 +3,7 @@ package graph
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
 // MechanicalObject is the mechanical state of a node: the DOF vectors of one
@@ -10,7 +11,7 @@ import (
 // velocities to zero.
 type MechanicalObject struct {
 	ObjectBase
-	TemplateName string      `toml:"template" doc:"DOF type: Vec3, Rigid3, Vec1, or any registered template"`
+	TemplateName string      `toml:"template" doc:"DOF type: Vec3, Rigid3, Vec1 (SOFA's Vec3d, Rigid3d, Vec1d are accepted), or any registered template"`
 	PositionIn   [][]float64 `toml:"position" doc:"initial coordinates, one array per DOF in the template's layout (default: restPosition)"`
 	VelocityIn   [][]float64 `toml:"velocity" doc:"initial velocities, one array per DOF, or a single array applied to every DOF (default: zero)" unit:"m/s, rad/s"`
 	RestIn       [][]float64 `toml:"restPosition" doc:"rest coordinates, one array per DOF (default: the points of a topology in the same node)"`
@@ -41,12 +42,19 @@ func NewMechanicalObject(name string, t Template, n int) *MechanicalObject {
 	return m
 }
 
-// Validate checks the template name.
+// Validate checks the template name (SOFA's aliases such as Vec3d are
+// accepted; other SOFA names are explained from the table of SOFA names).
 func (m *MechanicalObject) Validate() error {
 	t, ok := LookupTemplate(m.TemplateName)
 	if !ok {
-		msg := fmt.Sprintf("unknown template %q (known: %v)", m.TemplateName, TemplateNames())
-		return fmt.Errorf("%s", msg)
+		msg := fmt.Sprintf("unknown template %q", m.TemplateName)
+		if sn, isSOFA := LookupSOFA(m.TemplateName, true); isSOFA {
+			msg += ": " + sn.Explain()
+		} else if c := closest(m.TemplateName, TemplateNames()); c != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", c)
+		}
+		msg += fmt.Sprintf("; known: %s (SOFA's %s also accepted)", strings.Join(TemplateNames(), ", "), strings.Join(sofaTemplateAliases(), ", "))
+		return &keyError{key: "template", msg: msg}
 	}
 	m.tmpl = t
 	return nil

@@ -42,10 +42,17 @@ func RegisterTemplate(t Template) {
 	templates[t.Name()] = t
 }
 
-// LookupTemplate returns the template named name.
+// LookupTemplate returns the template named name, or the one a SOFA alias
+// names (Vec3d is Vec3: the table of SOFA names in sofa_names.go).
 func LookupTemplate(name string) (Template, bool) {
-	t, ok := templates[name]
-	return t, ok
+	if t, ok := templates[name]; ok {
+		return t, true
+	}
+	if sn, ok := LookupSOFA(name, true); ok && sn.Status == SOFAAlias {
+		t, ok := templates[sn.Use]
+		return t, ok
+	}
+	return nil, false
 }
 
 // TemplateNames lists the registered template names, sorted.
