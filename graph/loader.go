@@ -205,16 +205,7 @@ func (l *loader) object(n *Node, tbl map[string]any, rec *lineRecord) error {
 	}
 	info, ok := Lookup(typ)
 	if !ok {
-		msg := fmt.Sprintf("unknown component type %q", typ)
-		if sn, isSOFA := LookupSOFA(typ, false); isSOFA {
-			msg += ": " + sn.Explain()
-		} else {
-			if s := Suggest(typ); s != "" {
-				msg += fmt.Sprintf(" (did you mean %q?)", s)
-			}
-			msg += "; runscene -list shows them all"
-		}
-		return l.errAt(rec.keyLine("type"), n, "", "", "%s", msg)
+		return l.errAt(rec.keyLine("type"), n, "", "", "%s", UnknownType(typ))
 	}
 	name, explicit := typ, false
 	if nv, ok := tbl["name"]; ok {

@@ -170,6 +170,21 @@ func LookupSOFA(name string, template bool) (SOFAName, bool) {
 	return SOFAName{}, false
 }
 
+// UnknownType is the message for a component type name that is not
+// registered: what SOFA's name is here (from the table), else the closest
+// registered name and a pointer to runscene -list. The loader and
+// runscene -doc both use it.
+func UnknownType(name string) string {
+	msg := fmt.Sprintf("unknown component type %q", name)
+	if sn, ok := LookupSOFA(name, false); ok {
+		return msg + ": " + sn.Explain()
+	}
+	if s := Suggest(name); s != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	return msg + "; runscene -list shows them all"
+}
+
 // sofaTemplateAliases lists the SOFA template names accepted as written.
 func sofaTemplateAliases() []string {
 	var names []string

@@ -237,6 +237,10 @@ func TestUsageErrors(t *testing.T) {
 	if !strings.Contains(r.stderr, `did you mean "MechanicalObject"?`) {
 		t.Errorf("-doc of a misspelt type: %q, want a did-you-mean", r.stderr)
 	}
+	// A SOFA name gets this project's equivalent from the registry's table.
+	if r := runBin(t, "-doc", "OglModel"); r.code != 2 || !strings.Contains(r.stderr, `SOFA's type OglModel is VisualModel here (did you mean "VisualModel"?)`) {
+		t.Errorf("-doc OglModel: exit %d, stderr %q, want 2 and a pointer to VisualModel", r.code, r.stderr)
+	}
 	if r := runBin(t, "-h"); r.code != 0 || !strings.Contains(r.stdout, "-dump") {
 		t.Errorf("-h: exit %d, stdout %q", r.code, r.stdout)
 	}

@@ -317,11 +317,7 @@ func firstSentence(s string) string {
 func docType(w io.Writer, name string) error {
 	t, ok := graph.Lookup(name)
 	if !ok {
-		msg := fmt.Sprintf("unknown component type %q", name)
-		if s := graph.Suggest(name); s != "" {
-			msg += fmt.Sprintf(" (did you mean %q?)", s)
-		}
-		return errors.New(msg + "; runscene -list shows them all")
+		return errors.New(graph.UnknownType(name))
 	}
 	fmt.Fprintf(w, "%s (%s)\n\n", t.Name, t.Kind)
 	fmt.Fprintln(w, wrap(t.Summary, 78, "  "))
