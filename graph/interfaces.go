@@ -1,6 +1,10 @@
 package graph
 
-import "github.com/sofago/sofago/geom"
+import (
+	"errors"
+
+	"github.com/sofago/sofago/geom"
+)
 
 // VecID names one vector of every mechanical state. The standard ids exist in
 // every state; solvers allocate temporaries with Ops.AllocDeriv and
@@ -156,6 +160,25 @@ type LinearSolver interface {
 	Solve(ops *Ops, x, rhs VecID, m, b, k float64) (LinearStats, error)
 }
 
+// ShiftedLinearSolver is implemented by linear solvers that can solve the
+// system with a diagonal shift, (A + σ·D) x = rhs, where
+// A = m·M + b·B + k·K and D is the absolute diagonal of A (1 where it is
+// zero), so σ is relative to the diagonal whatever the units of each DOF.
+// For σ large enough A + σ·D is positive definite even where A is not; a
+// StaticSolver uses it to keep going when the tangent of a Newton iterate
+// is indefinite (Nocedal & Wright, "Numerical Optimization", 2nd ed.,
+// 3.4: modified Newton with an added multiple of the identity, here
+// scaled by the diagonal).
+type ShiftedLinearSolver interface {
+	LinearSolver
+	SolveShifted(ops *Ops, x, rhs VecID, m, b, k, sigma float64) (LinearStats, error)
+}
+
+// ErrNotPositiveDefinite is wrapped by the errors of linear solvers that
+// find the system matrix not positive definite (a Cholesky factorisation
+// met a non-positive pivot), so that ODE solvers can recover.
+var ErrNotPositiveDefinite = errors.New("the system matrix is not positive definite")
+
 // LinearStats reports how a linear solve went.
 type LinearStats struct {
 	Iterations int
@@ -206,7 +229,10 @@ type Exporter interface {
 type Context struct {
 	Dt      float64
 	Time    float64
-	Gravity geom.Vec3
+	Gravity geom.Vec3 // as set in the scene (not scaled by LoadFactor; Node.Gravity is)
+	// LoadFactor scales the external loads (Node.LoadFactor): 1 except
+	// while a solver applies its loads in increments.
+	LoadFactor float64
 }
 
 // MatrixAccumulator receives matrix entries by scalar DOF index (row-major

@@ -20,6 +20,11 @@ type Node struct {
 	// node and its descendants.
 	GravityOverride *geom.Vec3
 
+	// loadFactor scales the external loads of the subtree when
+	// hasLoadFactor (see SetLoadFactor).
+	loadFactor    float64
+	hasLoadFactor bool
+
 	scene *Scene
 	File  string
 	Line  int
@@ -40,23 +45,57 @@ func (n *Node) Path() string {
 	return pp + "/" + n.Name
 }
 
-// Context returns dt, time and gravity as seen from this node.
+// Context returns dt, time, gravity and load factor as seen from this node.
 func (n *Node) Context() Context {
-	c := Context{}
+	c := Context{LoadFactor: 1}
 	if n.scene != nil {
 		c.Dt, c.Time, c.Gravity = n.scene.Dt, n.scene.Time, n.scene.Gravity
 	}
+	gravitySet := false
 	for p := n; p != nil; p = p.Parent {
-		if p.GravityOverride != nil {
+		if p.GravityOverride != nil && !gravitySet {
 			c.Gravity = *p.GravityOverride
-			break
+			gravitySet = true
+		}
+		if p.hasLoadFactor {
+			c.LoadFactor *= p.loadFactor
 		}
 	}
 	return c
 }
 
-// Gravity returns the gravity seen from this node.
-func (n *Node) Gravity() geom.Vec3 { return n.Context().Gravity }
+// Gravity returns the gravity load acting in this node now: the gravity
+// of the scene (or the nearest GravityOverride) times the load factor.
+// Masses apply their weight with it, so gravity follows the load
+// increments of a StaticSolver.
+func (n *Node) Gravity() geom.Vec3 {
+	c := n.Context()
+	return c.Gravity.Scale(c.LoadFactor)
+}
+
+// LoadFactor returns the factor that scales the external loads in this
+// node: the product of the factors set on it and its ancestors (1 unless
+// a solver is applying its loads in increments). External loads —
+// ConstantForceField, the weight of every mass (through Gravity), and any
+// component that applies a prescribed load — multiply their force and its
+// potential by it; internal forces (elasticity, springs, contacts) do not.
+func (n *Node) LoadFactor() float64 {
+	f := 1.0
+	for p := n; p != nil; p = p.Parent {
+		if p.hasLoadFactor {
+			f *= p.loadFactor
+		}
+	}
+	return f
+}
+
+// SetLoadFactor scales the external loads of this node's subtree by f
+// (see LoadFactor). A StaticSolver sets it on its own node while it
+// ramps the loads over its load steps, and restores 1 afterwards. f must
+// be finite; 0 removes every external load.
+func (n *Node) SetLoadFactor(f float64) {
+	n.loadFactor, n.hasLoadFactor = f, f != 1
+}
 
 // Add appends an object to the node (used by the loader and by code that
 // builds scenes directly).

@@ -18,6 +18,10 @@ import (
 // indices, or a single one applied to each) or given as a totalForce spread
 // evenly over the selected points.
 //
+// The forces are external loads: they are scaled by the node's load factor
+// (graph.Node.LoadFactor, 1 unless a StaticSolver applies its loads in
+// increments, loadSteps), and so is the potential.
+//
 // Potential energy: W = −Σ f·x on vector templates. On Rigid3 only the
 // translational part −Σ f·t counts: a constant world torque has no global
 // potential (the work of a fixed torque along a rotation path depends on the
@@ -118,9 +122,26 @@ func (c *ConstantForceField) Init() error {
 // Points returns the loaded DOFs in selection order (not a copy).
 func (c *ConstantForceField) Points() []int { return c.points }
 
-// AddForce adds the constant forces.
+// loadFactor returns the node's load factor (1 outside a scene).
+func (c *ConstantForceField) loadFactor() float64 {
+	if c.Node == nil {
+		return 1
+	}
+	return c.Node.LoadFactor()
+}
+
+// AddForce adds the constant forces, times the load factor.
 func (c *ConstantForceField) AddForce(f, x, v []float64) {
 	ds := c.ds
+	if lf := c.loadFactor(); lf != 1 {
+		for k, i := range c.points {
+			fi, ck := f[ds*i:ds*i+ds], c.f[ds*k:ds*k+ds]
+			for j := range fi {
+				fi[j] += lf * ck[j]
+			}
+		}
+		return
+	}
 	for k, i := range c.points {
 		fi, ck := f[ds*i:ds*i+ds], c.f[ds*k:ds*k+ds]
 		for j := range fi {
@@ -132,7 +153,8 @@ func (c *ConstantForceField) AddForce(f, x, v []float64) {
 // AddDForce adds nothing: the forces do not depend on x or v.
 func (c *ConstantForceField) AddDForce(df, dx []float64, kFactor, bFactor float64) {}
 
-// PotentialEnergy returns −Σ f·x (translational part only on Rigid3).
+// PotentialEnergy returns −Σ f·x (translational part only on Rigid3),
+// times the load factor.
 func (c *ConstantForceField) PotentialEnergy(x []float64) float64 {
 	ds, cs := c.ds, c.cs
 	w := ds
@@ -145,5 +167,5 @@ func (c *ConstantForceField) PotentialEnergy(x []float64) float64 {
 			e -= c.f[ds*k+j] * x[cs*i+j]
 		}
 	}
-	return e
+	return c.loadFactor() * e
 }

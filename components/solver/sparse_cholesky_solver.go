@@ -64,7 +64,40 @@ type SparseCholeskySolver struct {
 	pacc        patternAccumulator
 	analyses    int
 
-	last graph.LinearStats
+	last  graph.LinearStats
+	shift float64 // σ of SolveShifted, 0 for Solve
+}
+
+var _ graph.ShiftedLinearSolver = (*SparseCholeskySolver)(nil)
+
+// SolveShifted implements graph.ShiftedLinearSolver: Solve with σ·|A_ii|
+// added to the diagonal of every free row of the assembled matrix (1
+// where the diagonal is zero). StaticSolver calls it when the tangent is
+// not positive definite.
+func (s *SparseCholeskySolver) SolveShifted(ops *graph.Ops, x, rhs graph.VecID, m, b, k, sigma float64) (graph.LinearStats, error) {
+	s.shift = sigma
+	defer func() { s.shift = 0 }()
+	return s.Solve(ops, x, rhs, m, b, k)
+}
+
+// addShift adds s.shift·|A_ii| (s.shift where A_ii = 0) to the diagonal
+// of the free rows of A.
+func (s *SparseCholeskySolver) addShift(A *sparse.CSR) {
+	for i := 0; i < A.Rows; i++ {
+		if s.fixed[i] {
+			continue
+		}
+		for q := A.RowPtr[i]; q < A.RowPtr[i+1]; q++ {
+			if A.Col[q] == i {
+				d := math.Abs(A.Val[q])
+				if d == 0 {
+					d = 1
+				}
+				A.Val[q] += s.shift * d
+				break
+			}
+		}
+	}
 }
 
 func init() {
@@ -163,6 +196,10 @@ func (s *SparseCholeskySolver) Solve(ops *graph.Ops, x, rhs graph.VecID, m, b, k
 		}
 	}
 
+	if s.shift != 0 {
+		s.addShift(A)
+	}
+
 	// Symbolic analysis, kept while the pattern is unchanged.
 	if s.sym == nil || !samePattern(A, s.rowPtr, s.col) {
 		if err := s.analyze(A); err != nil {
@@ -174,8 +211,8 @@ func (s *SparseCholeskySolver) Solve(ops *graph.Ops, x, rhs graph.VecID, m, b, k
 		var npd *sparse.NotPositiveDefiniteError
 		if errors.As(err, &npd) {
 			st, dof, comp := s.locate(npd.Column)
-			return s.last, fmt.Errorf("SparseCholeskySolver: the system matrix is not positive definite (pivot %g at DOF %d component %d of %q): an unstable configuration, a DOF with neither mass nor stiffness, or k > 0; use CGLinearSolver, which reports indefinite directions: %w",
-				npd.Pivot, dof, comp, st.Base().Path(), err)
+			return s.last, fmt.Errorf("SparseCholeskySolver: the system matrix is not positive definite (pivot %g at DOF %d component %d of %q): an unstable configuration, a DOF with neither mass nor stiffness, or k > 0; use CGLinearSolver, which reports indefinite directions: %w (%w)",
+				npd.Pivot, dof, comp, st.Base().Path(), err, graph.ErrNotPositiveDefinite)
 		}
 		return s.last, fmt.Errorf("SparseCholeskySolver: %w", err)
 	}
