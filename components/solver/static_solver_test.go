@@ -171,3 +171,120 @@ func TestStaticSolverLoadContinuation(t *testing.T) {
 		}
 	}
 }
+
+// TestStaticSolverLoadSteps: −k·x³ + λ·F = 0 with the load F = 16 from a
+// ConstantForceField (k = 2, x₀ = 0.5) applied in loadSteps = 4 increments.
+// The load factors the force fields see are 1 (the load scale at the
+// start), then 1/4, 2/4, 3/4, 1 in order, and each increment starts
+// from the equilibrium of the previous one, (λF/k)^(1/3) (the error bound
+// of TestStaticSolverCubic: residual ≤ 1e-10·16 over |K| ≥ 3k·x² ≥ 4.7
+// gives 4e-10). After the step the load factor is 1 again, and a second
+// step (at equilibrium under the full load) does not ramp again: no
+// iteration. The same with gravity on a UniformMass (Vec3 point of mass
+// 1 under g = (0, −16, 0), the cubic per component): the weight follows
+// the load factor and y ends at −2.
+func TestStaticSolverLoadSteps(t *testing.T) {
+	s, newton, st := staticScene(t, 0.5, "loadSteps = 4", `
+  [[node.object]]
+  type = "TestCubic"
+  k = 2
+  load = 0
+  [[node.object]]
+  type = "ConstantForceField"
+  forces = [[16]]
+  [[node.object]]
+  type = "TestLoadProbe"
+  name = "probe"`)
+	probe := graphtest.Find[*testLoadProbe](t, s, "n/probe")
+	if err := s.Step(); err != nil {
+		t.Fatal(err)
+	}
+	stats := newton.LastStats()
+	t.Logf("stats %+v", stats)
+	if stats.LoadSteps != 4 || !stats.Converged {
+		t.Errorf("stats %+v: want 4 converged load steps", stats)
+	}
+	// The distinct factors in order, and x when each new factor starts.
+	var factors, starts []float64
+	for i, f := range probe.factors {
+		if i == 0 || f != probe.factors[i-1] {
+			factors = append(factors, f)
+			starts = append(starts, probe.xs[i])
+		}
+	}
+	want := []float64{1, 0.25, 0.5, 0.75, 1}
+	if len(factors) != len(want) {
+		t.Fatalf("load factors seen: %v, want %v", factors, want)
+	}
+	for i, f := range want {
+		if factors[i] != f {
+			t.Fatalf("load factors seen: %v, want %v", factors, want)
+		}
+	}
+	for i := 2; i < len(want); i++ {
+		eq := math.Cbrt(want[i-1] * 16 / 2)
+		if math.Abs(starts[i]-eq) > 4e-10 {
+			t.Errorf("load step %d starts at x = %.17g, want the equilibrium of λ = %g, %.17g", i, starts[i], want[i-1], eq)
+		}
+	}
+	if x := st.Vec(graph.Position)[0]; math.Abs(x-2) > 4e-10 {
+		t.Errorf("x = %.17g, want 2", x)
+	}
+	if lf := s.Root.LoadFactor(); lf != 1 {
+		t.Errorf("load factor after the step %g, want 1", lf)
+	}
+	if lf := st.Base().Node.LoadFactor(); lf != 1 {
+		t.Errorf("load factor of the solver's node after the step %g, want 1", lf)
+	}
+	if err := s.Step(); err != nil {
+		t.Fatal(err)
+	}
+	if st := newton.LastStats(); st.LoadSteps != 1 || st.Iterations != 0 {
+		t.Errorf("second step: %+v, want one load step without iteration", st)
+	}
+
+	g := graphtest.MustLoad(t, "gravity.toml", `
+gravity = [0, -16, 0]
+[[node]]
+name = "n"
+  [[node.object]]
+  type = "StaticSolver"
+  name = "newton"
+  loadSteps = 3
+  [[node.object]]
+  type = "CGLinearSolver"
+  [[node.object]]
+  type = "MechanicalObject"
+  name = "dofs"
+  position = [[0, -0.5, 0]]
+  [[node.object]]
+  type = "UniformMass"
+  totalMass = 1
+  [[node.object]]
+  type = "TestCubic"
+  k = 2
+  load = 0
+  [[node.object]]
+  type = "TestLoadProbe"
+  name = "probe"`)
+	if err := g.Step(); err != nil {
+		t.Fatal(err)
+	}
+	gs := graphtest.Find[graph.State](t, g, "n/dofs")
+	if y := gs.Vec(graph.Position)[1]; math.Abs(y+2) > 4e-10 {
+		t.Errorf("gravity with loadSteps: y = %.17g, want −2", y)
+	}
+	gp := graphtest.Find[*testLoadProbe](t, g, "n/probe")
+	seen := map[float64]bool{}
+	for _, f := range gp.factors {
+		seen[f] = true
+	}
+	for _, f := range []float64{1.0 / 3, 2.0 / 3, 1} {
+		if !seen[f] {
+			t.Errorf("gravity scene: load factor %g never seen (%v)", f, gp.factors)
+		}
+	}
+	if st := graphtest.Find[*solver.StaticSolver](t, g, "n/newton").LastStats(); st.LoadSteps != 3 || !st.Converged {
+		t.Errorf("gravity scene stats %+v", st)
+	}
+}

@@ -145,3 +145,22 @@ func init() {
 		graph.Register(t)
 	}
 }
+
+// testLoadProbe records, at every AddForce, the load factor of its node
+// and the first coordinate; it adds no force.
+type testLoadProbe struct {
+	graph.ObjectBase
+	factors, xs []float64
+}
+
+func (p *testLoadProbe) AddForce(f, x, v []float64) {
+	p.factors = append(p.factors, p.Node.LoadFactor())
+	p.xs = append(p.xs, x[0])
+}
+func (p *testLoadProbe) AddDForce(df, dx []float64, kFactor, bFactor float64) {}
+func (p *testLoadProbe) PotentialEnergy(x []float64) float64                  { return 0 }
+
+func init() {
+	graph.Register(graph.TypeInfo{Name: "TestLoadProbe", Kind: graph.KindForceField, Summary: "test-only load-factor probe",
+		New: func() graph.Object { return &testLoadProbe{} }})
+}
