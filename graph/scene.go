@@ -27,6 +27,7 @@ type Scene struct {
 	freeVecs []VecID
 	nextID   VecID
 	inited   bool
+	reach    reach // the region the scene can reach (divergence.go)
 }
 
 type solverBinding struct {
@@ -160,6 +161,7 @@ func (s *Scene) Init() error {
 	if err := s.updateVisuals(); err != nil {
 		return err
 	}
+	s.measureReach()
 	s.inited = true
 	return nil
 }
@@ -252,7 +254,10 @@ func (e *StepError) Unwrap() error { return e.Err }
 // propagation of its mappings, then the visual mappings, visual models and
 // exporters. A non-finite position or velocity stops the step with an error
 // naming the step, the state, the force field that produced it if one did,
-// and the likely cause.
+// and the likely cause; so does a divergence that has not reached NaN yet: a
+// point outside the region the scene can reach, or a non-finite kinetic
+// energy (see DivergenceFactor for the criterion, CheckEnergy for the
+// potential energy).
 func (s *Scene) Step() error {
 	if !s.inited {
 		if err := s.Init(); err != nil {
@@ -295,6 +300,12 @@ func (s *Scene) Step() error {
 		if err := b.ops.CheckFinite(); err != nil {
 			return fail(s.explain(b, err))
 		}
+		if err := s.checkReach(b.ops, s.Time+s.Dt); err != nil {
+			return fail(b.solver.Base().Errorf("%v; %s", err, solverHint(b.solver)))
+		}
+		if err := checkEnergy(b.ops, false); err != nil {
+			return fail(err)
+		}
 	}
 	for _, n := range s.orphans {
 		m := n.Mapping()
@@ -314,11 +325,15 @@ func (s *Scene) explain(b solverBinding, err error) error {
 	if culprit := b.ops.Diagnose(); culprit != nil {
 		return culprit.Base().Errorf("%v; this force field returns a non-finite force at the current configuration (likely cause: inverted or degenerate elements from too large a time step or load)", err)
 	}
-	hint := "the solver diverged (likely cause: dt too large for this stiffness; reduce dt, raise the damping, or use an implicit solver)"
-	if t, ok := registry[b.solver.Base().TypeName]; ok && t.Name == "EulerImplicitSolver" {
-		hint = "the implicit solve diverged (likely cause: the linear solver did not converge or the tangent is indefinite; raise iterations, lower dt)"
+	return b.solver.Base().Errorf("%v; %s", err, solverHint(b.solver))
+}
+
+// solverHint is the likely cause of a divergence under solver.
+func solverHint(solver ODESolver) string {
+	if t, ok := registry[solver.Base().TypeName]; ok && t.Name == "EulerImplicitSolver" {
+		return "the implicit solve diverged (likely cause: the linear solver did not converge or the tangent is indefinite; raise iterations, lower dt)"
 	}
-	return b.solver.Base().Errorf("%v; %s", err, hint)
+	return "the solver diverged (likely cause: dt too large for this stiffness; reduce dt, raise the damping, or use an implicit solver)"
 }
 
 func (s *Scene) updateVisuals() error {
