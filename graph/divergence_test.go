@@ -117,7 +117,7 @@ func (m *divMapping) ApplyJT(parentF, childF []float64) {
 	}
 }
 func (m *divMapping) ApplyDJT(parentDf, parentDx, childF []float64, kFactor float64) {}
-func (m *divMapping) IsMechanical() bool                                            { return true }
+func (m *divMapping) IsMechanical() bool                                             { return true }
 
 func init() {
 	graph.Register(graph.TypeInfo{Name: "DivTestSolver", Kind: graph.KindODESolver, Summary: "test only",
