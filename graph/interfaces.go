@@ -186,6 +186,21 @@ type LinearStats struct {
 	Converged  bool
 }
 
+// NewtonStats reports the Newton iterations of one step of a nonlinear ODE
+// solver (StaticSolver, NewmarkImplicitSolver).
+type NewtonStats struct {
+	Iterations int // Newton iterations taken (one linear solve each)
+	// Residual is the residual at the step's last convergence test,
+	// relative to the solver's reference residual (the solver's doc says
+	// which); meaningful only when Tested.
+	Residual float64
+	// Tested: a convergence test ran. A solver asked for a single
+	// linearised solve per step (NewmarkImplicitSolver maxIterations = 1)
+	// has no tolerance to meet and reports Tested = false.
+	Tested    bool
+	Converged bool // the test passed
+}
+
 // Topology is a mesh: rest points and cells. Tetrahedra are positively
 // oriented (det[p1−p0, p2−p0, p3−p0] > 0); Triangles are the boundary (or
 // the surface of a surface mesh), oriented outwards.

@@ -29,8 +29,27 @@
 // the final state, -gif FILE an animation of the run, -plot FILE the
 // energies against time.
 //
-// Errors are one line "file:line: message" on stderr; the exit code is 1 for
-// scene and run-time errors, 2 for usage errors, 130 when interrupted.
+// Errors are one line "file:line: message" on stderr. A run that blows up
+// stops at the step where it happens, with NaN or without: a point beyond
+// the region the scene can reach or a non-finite energy (see
+// graph.DivergenceFactor) is an error naming the step, the state and the
+// likely cause. A run in which a linear or Newton solve did not converge
+// finishes, then prints one warning line per such solver on stderr (its
+// path and the count of unconverged steps) and exits with status 3 unless
+// -allow-unconverged is given. Output paths (-dump, -picture, -plot, -gif,
+// -out, -frames) are created, and checked writable, before the run. An
+// interrupt (SIGINT, SIGTERM) stops the run after the current step and
+// still writes the outputs of that last completed step (dump, final frame
+// of -out, -frames and -gif, picture, plot).
+//
+// Exit status:
+//
+//	0    success
+//	1    scene or run-time error (including a diverged run, an output path
+//	     that cannot be created)
+//	2    usage error
+//	3    a linear or Newton solve did not converge (not with -allow-unconverged)
+//	130  interrupted
 //
 // Flags may come before or after the scene file. -list and -doc document
 // the registered component types and need no scene.
@@ -65,22 +84,31 @@ const usageLine = "usage: runscene [flags] SCENE.toml   (runscene -h lists the f
 // Exit codes.
 const (
 	exitOK          = 0
-	exitScene       = 1 // the scene or the run failed
+	exitScene       = 1 // the scene or the run failed (or diverged)
 	exitUsage       = 2
+	exitUnconverged = 3   // a linear or Newton solve did not converge
 	exitInterrupted = 130 // SIGINT, as shells report it
 )
 
+// exitStatusHelp is the exit-status paragraph of -h.
+const exitStatusHelp = `Exit status: 0 success; 1 scene or run-time error (a diverged run, an output
+path that cannot be created); 2 usage error; 3 a linear or Newton solve did not
+converge (one warning line per solver on stderr; -allow-unconverged makes it 0);
+130 interrupted (the outputs of the last completed step are still written).`
+
 type options struct {
-	steps    int // < 0: the scene's
-	dt       float64
-	dump     string
-	out      string
-	list     bool
-	doc      string
-	quiet    bool
-	every    int
-	everySet bool
-	scene    string
+	steps int // < 0: the scene's
+	dt    float64
+	dump  string
+	out   string
+	list  bool
+	doc   string
+	quiet bool
+	// allowUnconverged: unconverged solves are warned about, exit 0.
+	allowUnconverged bool
+	every            int
+	everySet         bool
+	scene            string
 
 	// pictures
 	frames      string // folder of PNG frames
@@ -158,7 +186,8 @@ func parseFlags(args []string, help io.Writer) (*options, error) {
 	fs.StringVar(&opt.out, "out", "", "write a VTU file per frame and a .pvd index per state into `DIR` (for ParaView)")
 	fs.BoolVar(&opt.list, "list", false, "list the registered component types by kind")
 	fs.StringVar(&opt.doc, "doc", "", "document the fields of component `TYPE` (defaults, units, ranges)")
-	fs.BoolVar(&opt.quiet, "quiet", false, "print neither progress nor summary (errors still go to stderr)")
+	fs.BoolVar(&opt.quiet, "quiet", false, "print neither progress nor summary (errors and warnings still go to stderr)")
+	fs.BoolVar(&opt.allowUnconverged, "allow-unconverged", false, "exit 0, not 3, when a linear or Newton solve did not converge (the warning is still printed)")
 	fs.IntVar(&opt.every, "every", 1, "write an -out, -frames and -gif frame every `N` steps (frame 0 and the last step are always written); on a terminal, also update the progress line every N steps instead of ten times a second")
 	fs.StringVar(&opt.frames, "frames", "", "write a PNG picture of the visual surfaces every -every steps into `DIR` (frame_000000.png, ...)")
 	fs.StringVar(&opt.picture, "picture", "", "write a PNG picture of the final state to `FILE`")
@@ -176,7 +205,7 @@ func parseFlags(args []string, help io.Writer) (*options, error) {
 		fs.SetOutput(help)
 		fs.PrintDefaults()
 		fs.SetOutput(io.Discard)
-		fmt.Fprintln(help, "\nExit status: 0 success, 1 scene or run-time error, 2 usage error, 130 interrupted.")
+		fmt.Fprintln(help, "\n"+exitStatusHelp)
 	}
 	// Accept flags after the scene file too: parse, take one positional
 	// argument, parse the rest.
@@ -425,6 +454,12 @@ func (r *runner) run(ctx context.Context) int {
 	if opt.steps >= 0 {
 		steps = opt.steps
 	}
+	// Before Init (which may precompute for minutes): an output that
+	// cannot be written fails now, not after the run.
+	if err := prepareOutputs(opt); err != nil {
+		fmt.Fprintf(r.stderr, "runscene: %v\n", err)
+		return exitScene
+	}
 	if err := s.Init(); err != nil {
 		return r.fail(err)
 	}
@@ -451,6 +486,19 @@ func (r *runner) run(ctx context.Context) int {
 	start := time.Now()
 	var stepErr error
 	interrupted := false
+	framed := 0 // the step of the last -out, -frames and -gif frame
+	writeFrames := func() error {
+		if out != nil {
+			if err := out.WriteFrame(s.Time); err != nil {
+				return err
+			}
+		}
+		if err := r.frame(); err != nil {
+			return err
+		}
+		framed = s.StepCount
+		return nil
+	}
 	for i := 0; i < steps; i++ {
 		if ctx.Err() != nil {
 			interrupted = true
@@ -467,14 +515,7 @@ func (r *runner) run(ctx context.Context) int {
 		}
 		r.recordEnergy()
 		if s.StepCount%opt.every == 0 || i == steps-1 {
-			if out != nil {
-				if err := out.WriteFrame(s.Time); err != nil {
-					stepErr = err
-					break
-				}
-			}
-			if err := r.frame(); err != nil {
-				stepErr = err
+			if stepErr = writeFrames(); stepErr != nil {
 				break
 			}
 		}
@@ -482,6 +523,11 @@ func (r *runner) run(ctx context.Context) int {
 	}
 	wall := time.Since(start)
 	prog.clear()
+	if interrupted && framed != s.StepCount {
+		// The series and the animation end with the last completed step,
+		// as they do at the end of a run.
+		stepErr = writeFrames()
+	}
 	closeErr := s.Close()
 	if stepErr != nil {
 		return r.fail(stepErr)
@@ -489,26 +535,78 @@ func (r *runner) run(ctx context.Context) int {
 	if closeErr != nil {
 		return r.fail(closeErr)
 	}
-	// Pictures of what ran are written even after an interrupt.
+	// Step checks the kinetic energy; the potential energy, as costly as a
+	// force evaluation, is checked once here.
+	if err := s.CheckEnergy(); err != nil {
+		return r.fail(&graph.StepError{Step: s.StepCount, Time: s.Time, Err: err})
+	}
+	// Pictures and the dump of what ran are written even after an
+	// interrupt: they show the last completed step.
 	if err := r.finishPictures(); err != nil {
 		return r.fail(err)
-	}
-	if interrupted {
-		fmt.Fprintf(r.stderr, "%s: interrupted after step %d (t = %g s); no dump written\n", opt.scene, s.StepCount, s.Time)
-		if !opt.quiet {
-			r.summary(wall, out)
-		}
-		return exitInterrupted
 	}
 	if opt.dump != "" {
 		if err := writeDump(opt.dump, s); err != nil {
 			return r.fail(err)
 		}
 	}
-	if !opt.quiet {
-		r.summary(wall, out)
+	code := exitOK
+	if interrupted {
+		code = exitInterrupted
+		msg := fmt.Sprintf("%s: interrupted after step %d (t = %g s)", opt.scene, s.StepCount, s.Time)
+		if opt.dump != "" {
+			msg += fmt.Sprintf("; the dump of that step is in %s", opt.dump)
+		}
+		fmt.Fprintln(r.stderr, msg)
 	}
-	return exitOK
+	for _, st := range r.solvers {
+		if st.unconverged == 0 {
+			continue
+		}
+		fmt.Fprintln(r.stderr, st.warning(opt.scene, opt.allowUnconverged))
+		if code == exitOK && !opt.allowUnconverged {
+			code = exitUnconverged
+		}
+	}
+	if !opt.quiet {
+		r.summary(wall, out, interrupted)
+	}
+	return code
+}
+
+// prepareOutputs creates the folders of the output files (-dump, -picture,
+// -plot, -gif) and the output folders (-out, -frames), and checks that
+// each folder takes a new file, so that a mistyped or read-only path fails
+// before the run rather than after it.
+func prepareOutputs(opt *options) error {
+	for _, o := range []struct {
+		flag, path string
+		folder     bool // the path is the folder itself
+	}{
+		{"-dump", opt.dump, false}, {"-picture", opt.picture, false}, {"-plot", opt.plot, false},
+		{"-gif", opt.gif, false}, {"-out", opt.out, true}, {"-frames", opt.frames, true},
+	} {
+		if o.path == "" {
+			continue
+		}
+		dir := o.path
+		if !o.folder {
+			dir = filepath.Dir(o.path)
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("%s %s: cannot create the folder: %w", o.flag, o.path, err)
+		}
+		probe, err := os.CreateTemp(dir, ".runscene-probe-*")
+		if err != nil {
+			return fmt.Errorf("%s %s: cannot write into %s: %w", o.flag, o.path, dir, err)
+		}
+		probe.Close()
+		os.Remove(probe.Name())
+		if fi, err := os.Stat(o.path); !o.folder && err == nil && fi.IsDir() {
+			return fmt.Errorf("%s %s: is a folder, not a file", o.flag, o.path)
+		}
+	}
+	return nil
 }
 
 // startPictures prepares the renderer (and the frames folder, the GIF)
@@ -618,13 +716,17 @@ type outputReporter interface {
 }
 
 // summary prints the run's figures to stdout: the run, then a table of
-// the solvers' linear solves and a table of the outputs.
-func (r *runner) summary(wall time.Duration, out *visual.SceneWriter) {
+// the solvers' Newton iterations and linear solves and a table of the
+// outputs.
+func (r *runner) summary(wall time.Duration, out *visual.SceneWriter, interrupted bool) {
 	s := r.scene
 	ke, pe := s.Energies()
 	tw := tabwriter.NewWriter(r.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "scene\t%s\n", r.opt.scene)
 	fmt.Fprintf(tw, "steps\t%d (dt = %g s)\n", s.StepCount, s.Dt)
+	if interrupted {
+		fmt.Fprintf(tw, "interrupted\tafter step %d; the outputs below show that step\n", s.StepCount)
+	}
 	fmt.Fprintf(tw, "simulated time\t%.10g s\n", s.Time)
 	if s.StepCount > 0 {
 		fmt.Fprintf(tw, "wall time\t%.3f s (%.3f ms/step)\n", wall.Seconds(), wall.Seconds()*1e3/float64(s.StepCount))
@@ -634,18 +736,34 @@ func (r *runner) summary(wall time.Duration, out *visual.SceneWriter) {
 	tw.Flush()
 
 	var solvers []*solverStats
+	newton := false
 	for _, st := range r.solvers {
 		if st.steps > 0 {
 			solvers = append(solvers, st)
+			newton = newton || st.newton != nil
 		}
 	}
 	if len(solvers) > 0 {
 		fmt.Fprintln(r.stdout)
 		tw = tabwriter.NewWriter(r.stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "solver\tsteps\tlinear iterations/step\tmax iterations\tmax relative residual\tsteps not converged")
+		fmt.Fprint(tw, "solver\tsteps\t")
+		if newton {
+			fmt.Fprint(tw, "Newton iterations/step\tmax Newton residual\t")
+		}
+		fmt.Fprintln(tw, "linear iterations/step\tmax iterations\tmax relative residual\tsteps not converged")
 		for _, st := range solvers {
-			fmt.Fprintf(tw, "%s\t%d\t%.1f\t%d\t%.3g\t%d\n", st.solver.Base().Path(), st.steps,
-				float64(st.iterations)/float64(st.steps), st.maxIter, st.maxResidual, st.unconverged)
+			fmt.Fprintf(tw, "%s\t%d\t", st.solver.Base().Path(), st.steps)
+			if newton {
+				nIter, nRes := "-", "-"
+				if st.newton != nil {
+					nIter = fmt.Sprintf("%.1f", float64(st.newtonIterations)/float64(st.steps))
+				}
+				if st.newtonTested > 0 {
+					nRes = fmt.Sprintf("%.3g", st.maxNewtonResidual)
+				}
+				fmt.Fprintf(tw, "%s\t%s\t", nIter, nRes)
+			}
+			fmt.Fprintf(tw, "%.1f\t%d\t%.3g\t%d\n", float64(st.iterations)/float64(st.steps), st.maxIter, st.maxResidual, st.unconverged)
 		}
 		tw.Flush()
 	}
@@ -702,7 +820,11 @@ func (r *runner) summary(wall time.Duration, out *visual.SceneWriter) {
 		rows = append(rows, row{"-plot", len(r.times), 1, r.opt.plot, "energy against time"})
 	}
 	if r.opt.dump != "" {
-		rows = append(rows, row{"-dump", 1, 1, r.opt.dump, "final state"})
+		note := "final state"
+		if interrupted {
+			note = fmt.Sprintf("state at step %d (interrupted)", s.StepCount)
+		}
+		rows = append(rows, row{"-dump", 1, 1, r.opt.dump, note})
 	}
 	if len(rows) > 0 {
 		fmt.Fprintln(r.stdout)
@@ -715,16 +837,23 @@ func (r *runner) summary(wall time.Duration, out *visual.SceneWriter) {
 	}
 }
 
-// solverStats accumulates, per ODE solver, the linear-solver figures of
-// every step: they cost nothing to collect and tell at once whether the
-// linear solves converged.
+// solverStats accumulates, per ODE solver, the Newton and linear-solver
+// figures of every step: they cost nothing to collect and tell at once
+// whether the solves converged.
 type solverStats struct {
 	solver      visual.LinearStatser
+	newton      visual.NewtonStatser // nil for a solver without Newton iterations
 	steps       int
 	iterations  int
 	maxIter     int
 	maxResidual float64
-	unconverged int
+	// steps in which a linear solve did not converge, in which Newton did
+	// not, and in which either did not
+	linearUnconverged, newtonUnconverged, unconverged int
+
+	newtonIterations  int
+	newtonTested      int // steps with a Newton convergence test
+	maxNewtonResidual float64
 }
 
 func collectSolvers(s *graph.Scene) []*solverStats {
@@ -732,7 +861,9 @@ func collectSolvers(s *graph.Scene) []*solverStats {
 	s.Root.Walk(func(n *graph.Node) error {
 		for _, o := range n.Objects {
 			if ls, ok := o.(visual.LinearStatser); ok {
-				out = append(out, &solverStats{solver: ls})
+				st := &solverStats{solver: ls}
+				st.newton, _ = o.(visual.NewtonStatser)
+				out = append(out, st)
 			}
 		}
 		return nil
@@ -746,9 +877,50 @@ func (st *solverStats) record() {
 	st.iterations += l.Iterations
 	st.maxIter = max(st.maxIter, l.Iterations)
 	st.maxResidual = max(st.maxResidual, l.Residual)
-	if !l.Converged {
+	bad := !l.Converged
+	if bad {
+		st.linearUnconverged++
+	}
+	if st.newton != nil {
+		n := st.newton.LastNewton()
+		st.newtonIterations += n.Iterations
+		if n.Tested {
+			st.newtonTested++
+			st.maxNewtonResidual = max(st.maxNewtonResidual, n.Residual)
+			if !n.Converged {
+				st.newtonUnconverged++
+				bad = true
+			}
+		}
+	}
+	if bad {
 		st.unconverged++
 	}
+}
+
+// warning is the one stderr line about a solver with unconverged steps:
+// located at the solver in the scene file, naming its path and the counts.
+func (st *solverStats) warning(scene string, allowed bool) string {
+	b := st.solver.Base()
+	loc := scene
+	if b.File != "" {
+		loc = b.File
+		if b.Line > 0 {
+			loc = fmt.Sprintf("%s:%d", b.File, b.Line)
+		}
+	}
+	what := fmt.Sprintf("linear solve: %d", st.linearUnconverged)
+	hint := "raise the iterations or the tolerance of its linear solver, or lower dt"
+	if st.newton != nil {
+		what = fmt.Sprintf("Newton: %d, linear solves: %d", st.newtonUnconverged, st.linearUnconverged)
+		hint = "raise its Newton iterations or those of its linear solver, or lower dt"
+	}
+	status := "exit status 3; -allow-unconverged accepts them"
+	if allowed {
+		status = "accepted by -allow-unconverged"
+	}
+	return fmt.Sprintf("%s: warning: solver %q: %d of %d steps did not converge (%s); the results may be wrong: %s (%s)",
+		loc, b.Path(), st.unconverged, st.steps, what, hint, status)
 }
 
 // progress draws a one-line progress bar on a terminal:

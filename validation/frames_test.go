@@ -55,7 +55,7 @@ func femBeamEnd(t testing.TB, nx, ny, nz int) (geom.Vec3, int) {
 		t.Fatalf("vertex %d rests at %v, not at the end of the centre line", v, r)
 	}
 	sol := graphtest.Find[*solver.StaticSolver](t, s, "beam/StaticSolver")
-	return geom.At(st.Vec(graph.Position), v), sol.LastStats().LinearIterations
+	return geom.At(st.Vec(graph.Position), v), sol.LastStaticStats().LinearIterations
 }
 
 func framesItoa(n int) string {
@@ -83,7 +83,7 @@ func framesBeamEnd(t testing.TB, edit func(string) string) (geom.Vec3, solver.St
 		t.Fatal(err)
 	}
 	cl := graphtest.Find[graph.State](t, s, "bar/centreline/points")
-	return geom.At(cl.Vec(graph.Position), cl.Size()-1), graphtest.Find[*solver.StaticSolver](t, s, "bar/StaticSolver").LastStats()
+	return geom.At(cl.Vec(graph.Position), cl.Size()-1), graphtest.Find[*solver.StaticSolver](t, s, "bar/StaticSolver").LastStaticStats()
 }
 
 // TestFramesBeamMatchesConvergedFEM (issue 4, item 5): the five-frame bar

@@ -158,7 +158,7 @@ func solveBar(t *testing.T, text string) (s, tl, dev float64, stats solver.Stati
 	if err := sc.Step(); err != nil {
 		t.Fatal(err)
 	}
-	stats = graphtest.Find[*solver.StaticSolver](t, sc, "bar/StaticSolver").LastStats()
+	stats = graphtest.Find[*solver.StaticSolver](t, sc, "bar/StaticSolver").LastStaticStats()
 	st := graphtest.Find[graph.State](t, sc, "bar/dofs")
 	x, x0 := st.Vec(graph.Position), st.Vec(graph.RestPosition)
 	// Stretches from the corner vertex (L, A, A).
@@ -294,7 +294,7 @@ name = "cube"
 		if err := sc.Step(); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		stats := graphtest.Find[*solver.StaticSolver](t, sc, "cube/StaticSolver").LastStats()
+		stats := graphtest.Find[*solver.StaticSolver](t, sc, "cube/StaticSolver").LastStaticStats()
 		x := graphtest.Find[graph.State](t, sc, "cube/dofs").Vec(graph.Position)
 		dev := 0.0
 		for v := 0; v < len(rest)/3; v++ {

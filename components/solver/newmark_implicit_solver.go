@@ -41,7 +41,9 @@ import (
 // VegaFEM's sparse integrator also counts the constrained rows (the
 // reaction forces), so with a tight tolerance it never stops early. A
 // step that ends its iterations above the tolerance is not an error
-// (LastNewton reports it); a failed linear solve is.
+// (LastNewton reports it, and runscene counts it as not converged); a
+// failed linear solve is. With maxIterations = 1 no test runs (the step is
+// one linearised solve by design): LastNewton reports Tested = false.
 type NewmarkImplicitSolver struct {
 	graph.ObjectBase
 	Beta                          float64 `toml:"beta" doc:"Newmark β (0.25: the average-acceleration, unconditionally stable, energy-conserving rule)" range:"(0,0.5]"`
@@ -57,14 +59,7 @@ type NewmarkImplicitSolver struct {
 	acc     graph.VecID
 	started bool
 	last    graph.LinearStats
-	newton  NewtonStats
-}
-
-// NewtonStats reports the Newton iterations of the most recent step.
-type NewtonStats struct {
-	Iterations int     // linear solves taken
-	Ratio      float64 // |residual| / |residual of the predictor| at the last test (0 when not tested)
-	Converged  bool    // the tolerance was reached (always false when maxIterations = 1 and no test ran)
+	newton  graph.NewtonStats
 }
 
 func init() {
@@ -122,8 +117,11 @@ func (s *NewmarkImplicitSolver) SetLinearSolver(l graph.LinearSolver) { s.linear
 // largest relative residual, and whether all converged.
 func (s *NewmarkImplicitSolver) LastStats() graph.LinearStats { return s.last }
 
-// LastNewton returns the Newton statistics of the most recent step.
-func (s *NewmarkImplicitSolver) LastNewton() NewtonStats { return s.newton }
+// LastNewton returns the Newton statistics of the most recent step: the
+// linear solves taken, and at the last convergence test the ratio
+// |residual| / |residual of the predictor| (Residual) and whether it met
+// the tolerance.
+func (s *NewmarkImplicitSolver) LastNewton() graph.NewtonStats { return s.newton }
 
 // Acceleration returns the acceleration vector id in the independent
 // states of the solver's subtree (valid after the first step).
@@ -161,7 +159,7 @@ func (s *NewmarkImplicitSolver) Solve(ops *graph.Ops, h float64) error {
 	k := kinematics{ops: ops, d: d, xn: xn, vn: vn, an: an, acc: acc, a1: a1, a2: a2, a3: a3, a4: a4, a5: a5, a6: a6}
 	k.update()
 	s.last = graph.LinearStats{Converged: true}
-	s.newton = NewtonStats{}
+	s.newton = graph.NewtonStats{}
 	var err0 float64
 	for it := 0; it < s.MaxIterations; it++ {
 		ops.ComputeForce(f)
@@ -182,14 +180,14 @@ func (s *NewmarkImplicitSolver) Solve(ops *graph.Ops, h float64) error {
 		if it == 0 {
 			err0 = e
 		} else {
-			s.newton.Ratio = math.Sqrt(e / err0)
+			s.newton.Residual, s.newton.Tested = math.Sqrt(e/err0), true
 			if e < s.Tolerance*s.Tolerance*err0 {
 				s.newton.Converged = true
 				break
 			}
 		}
 		if e == 0 {
-			s.newton.Converged = true
+			s.newton.Residual, s.newton.Tested, s.newton.Converged = 0, true, true
 			break
 		}
 		stats, err := s.linear.Solve(ops, delta, res, a1+a4*alpha, -a4, -(1 + a4*betaK))

@@ -157,7 +157,7 @@ name = "sys"
 			t.Fatal(err)
 		}
 		if !nm.LastNewton().Converged {
-			t.Fatalf("step %d: Newton did not converge (ratio %.2g)", i+1, nm.LastNewton().Ratio)
+			t.Fatalf("step %d: Newton did not converge (ratio %.2g)", i+1, nm.LastNewton().Residual)
 		}
 		iters += nm.LastNewton().Iterations
 		acc, _ := nm.Acceleration()

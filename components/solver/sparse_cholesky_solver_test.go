@@ -173,7 +173,7 @@ func TestSparseCholeskyStaticMatchesCG(t *testing.T) {
 		for i, x := range st.Vec(graph.Position) {
 			u[i] = x - st.Vec(graph.RestPosition)[i]
 		}
-		return u, graphtest.Find[*solver.StaticSolver](t, s, "beam/ode").LastStats()
+		return u, graphtest.Find[*solver.StaticSolver](t, s, "beam/ode").LastStaticStats()
 	}
 	uChol, nChol := solve(sparseCholesky)
 	uCG, nCG := solve(tightCG)

@@ -75,7 +75,8 @@ import (
 // between Newton's step (σ → 0) and a diagonally scaled steepest descent
 // (σ → ∞), as in Levenberg–Marquardt; the line search then makes progress
 // and, once the iterates leave the unstable region, the unshifted Newton
-// steps converge quadratically again. LastStats counts the shifted solves.
+// steps converge quadratically again. LastStaticStats counts the shifted
+// solves.
 // With a linear solver that cannot shift, the error is reported (use
 // loadSteps, or SparseCholeskySolver).
 //
@@ -96,7 +97,10 @@ import (
 // If none holds after iterations Newton steps (per load step), Solve
 // returns an error with the iteration count and the residual
 // (failOnNonConvergence = false keeps the last iterate and goes on).
-// LastStats reports the last time step.
+// LastStaticStats reports the last time step; LastStats (its linear
+// solves) and LastNewton (its Newton iterations, with the final residual
+// relative to F) are what runscene's summary and EnergyLogger read of
+// every solver.
 type StaticSolver struct {
 	graph.ObjectBase
 	Iterations           int     `toml:"iterations" doc:"maximum number of Newton iterations per load step" range:"[1,inf)"`
@@ -119,13 +123,16 @@ type StaticSolver struct {
 type StaticStats struct {
 	Iterations       int     // Newton iterations (linear solves) taken, over all load steps
 	Residual         float64 // final projected residual |P f|
+	LoadNorm         float64 // F: the largest full-load residual at the start of any step so far
 	Converged        bool
-	LinearIterations int // total linear-solver iterations
-	Halvings         int // total step halvings of the line search
-	LoadSteps        int // load increments solved (1 without loadSteps)
-	Relaxed          int // full Newton steps kept although they failed the sufficient-decrease test (watchdog)
-	Fallbacks        int // watchdog returns to the point before a relaxed step
-	Shifts           int // linear solves with a diagonal shift (indefinite tangent)
+	LinearIterations int     // total linear-solver iterations
+	LinearResidual   float64 // largest relative residual of the step's accepted linear solves
+	LinearConverged  bool    // every accepted linear solve of the step converged
+	Halvings         int     // total step halvings of the line search
+	LoadSteps        int     // load increments solved (1 without loadSteps)
+	Relaxed          int     // full Newton steps kept although they failed the sufficient-decrease test (watchdog)
+	Fallbacks        int     // watchdog returns to the point before a relaxed step
+	Shifts           int     // linear solves with a diagonal shift (indefinite tangent)
 }
 
 func init() {
@@ -167,8 +174,29 @@ func (s *StaticSolver) Init() error {
 	return nil
 }
 
-// LastStats returns the statistics of the most recent step.
-func (s *StaticSolver) LastStats() StaticStats { return s.last }
+// LastStaticStats returns the statistics of the most recent step.
+func (s *StaticSolver) LastStaticStats() StaticStats { return s.last }
+
+// LastStats returns the linear solves of the most recent step combined:
+// the total of their iterations, the largest relative residual, whether
+// all converged (a step already at equilibrium solves nothing: zero
+// iterations, converged). A solve rejected for an indefinite tangent and
+// redone with a shift counts its iterations only.
+func (s *StaticSolver) LastStats() graph.LinearStats {
+	return graph.LinearStats{Iterations: s.last.LinearIterations, Residual: s.last.LinearResidual, Converged: s.last.LinearConverged}
+}
+
+// LastNewton returns the Newton iterations of the most recent step (over
+// all its load steps), with the final residual |P f| relative to F, the
+// largest full-load residual at the start of any step so far (0 when
+// F = 0: nothing was ever loaded).
+func (s *StaticSolver) LastNewton() graph.NewtonStats {
+	rel := 0.0
+	if s.last.LoadNorm > 0 {
+		rel = s.last.Residual / s.last.LoadNorm
+	}
+	return graph.NewtonStats{Iterations: s.last.Iterations, Residual: rel, Tested: true, Converged: s.last.Converged}
+}
 
 // residual computes f at the current positions into f, projects it and
 // returns its norm.
@@ -204,7 +232,7 @@ func (s *StaticSolver) Solve(ops *graph.Ops, h float64) error {
 	node := s.Node
 	defer node.SetLoadFactor(1)
 
-	stats := StaticStats{}
+	stats := StaticStats{LinearConverged: true}
 	// The load scale: the residual under the full load at the start.
 	node.SetLoadFactor(1)
 	r := residual(ops, v.f)
@@ -213,6 +241,7 @@ func (s *StaticSolver) Solve(ops *graph.Ops, h float64) error {
 		return fmt.Errorf("StaticSolver: the residual at the start of the step is %g (a force field returns non-finite forces)", r)
 	}
 	s.loadNorm = math.Max(s.loadNorm, r)
+	stats.LoadNorm = s.loadNorm
 	tol := math.Max(s.AbsoluteTolerance, s.Tolerance*s.loadNorm)
 
 	n := 1
@@ -284,6 +313,8 @@ func (s *StaticSolver) newton(ops *graph.Ops, v newtonVecs, tol float64, stats *
 		var err error
 		var shifted bool
 		ls, shifted, err = s.direction(ops, v, r, &sigma, stats)
+		stats.LinearResidual = math.Max(stats.LinearResidual, ls.Residual)
+		stats.LinearConverged = stats.LinearConverged && ls.Converged
 		if err != nil {
 			return fmt.Errorf("StaticSolver: Newton iteration %d: %w", stats.Iterations, err)
 		}

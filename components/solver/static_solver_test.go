@@ -50,7 +50,7 @@ func TestStaticSolverCubic(t *testing.T) {
 		t.Fatal(err)
 	}
 	x := st.Vec(graph.Position)[0]
-	stats := newton.LastStats()
+	stats := newton.LastStaticStats()
 	t.Logf("x = %.17g after %d Newton iterations (residual %.3g, %d halvings)", x, stats.Iterations, stats.Residual, stats.Halvings)
 	if math.Abs(x-2) > 1e-10 {
 		t.Errorf("x = %.17g, want 2", x)
@@ -65,7 +65,7 @@ func TestStaticSolverCubic(t *testing.T) {
 	if err := s.Step(); err != nil {
 		t.Fatal(err)
 	}
-	if it := newton.LastStats().Iterations; it > 1 {
+	if it := newton.LastStaticStats().Iterations; it > 1 {
 		t.Errorf("a step starting at equilibrium took %d Newton iterations", it)
 	}
 }
@@ -86,14 +86,14 @@ func TestStaticSolverReportsNonConvergence(t *testing.T) {
 		t.Fatalf("error = %v, want non-convergence in 2 iterations with the residual", err)
 	}
 	t.Logf("%v", err)
-	if newton.LastStats().Converged {
-		t.Error("LastStats says converged")
+	if newton.LastStaticStats().Converged {
+		t.Error("LastStaticStats says converged")
 	}
 	s, newton, _ = staticScene(t, 1, "iterations = 2\n  failOnNonConvergence = false", ff)
 	if err := s.Step(); err != nil {
 		t.Errorf("failOnNonConvergence = false: %v", err)
 	}
-	if st := newton.LastStats(); st.Converged || st.Iterations != 2 {
+	if st := newton.LastStaticStats(); st.Converged || st.Iterations != 2 {
 		t.Errorf("failOnNonConvergence = false: stats %+v", st)
 	}
 }
@@ -125,7 +125,7 @@ func TestStaticSolverLineSearch(t *testing.T) {
 		t.Fatal(err)
 	}
 	x := st.Vec(graph.Position)[0]
-	stats := newton.LastStats()
+	stats := newton.LastStaticStats()
 	t.Logf("with line search: x = %.17g, %+v", x, stats)
 	if math.Abs(x-1) > 1.2e-10 || !stats.Converged || stats.Halvings == 0 {
 		t.Errorf("x = %.17g, stats %+v: want x = 1 reached with line-search halvings", x, stats)
@@ -140,7 +140,7 @@ func TestStaticSolverLineSearch(t *testing.T) {
 		t.Fatal(err)
 	}
 	x = st.Vec(graph.Position)[0]
-	stats = newton.LastStats()
+	stats = newton.LastStaticStats()
 	t.Logf("cubic from 0.01: x = %.17g, %+v", x, stats)
 	if math.Abs(x-2) > 1e-10 || stats.Halvings == 0 {
 		t.Errorf("x = %.17g, stats %+v", x, stats)
@@ -199,7 +199,7 @@ func TestStaticSolverLoadSteps(t *testing.T) {
 	if err := s.Step(); err != nil {
 		t.Fatal(err)
 	}
-	stats := newton.LastStats()
+	stats := newton.LastStaticStats()
 	t.Logf("stats %+v", stats)
 	if stats.LoadSteps != 4 || !stats.Converged {
 		t.Errorf("stats %+v: want 4 converged load steps", stats)
@@ -239,7 +239,7 @@ func TestStaticSolverLoadSteps(t *testing.T) {
 	if err := s.Step(); err != nil {
 		t.Fatal(err)
 	}
-	if st := newton.LastStats(); st.LoadSteps != 1 || st.Iterations != 0 {
+	if st := newton.LastStaticStats(); st.LoadSteps != 1 || st.Iterations != 0 {
 		t.Errorf("second step: %+v, want one load step without iteration", st)
 	}
 
@@ -284,7 +284,7 @@ name = "n"
 			t.Errorf("gravity scene: load factor %g never seen (%v)", f, gp.factors)
 		}
 	}
-	if st := graphtest.Find[*solver.StaticSolver](t, g, "n/newton").LastStats(); st.LoadSteps != 3 || !st.Converged {
+	if st := graphtest.Find[*solver.StaticSolver](t, g, "n/newton").LastStaticStats(); st.LoadSteps != 3 || !st.Converged {
 		t.Errorf("gravity scene stats %+v", st)
 	}
 }

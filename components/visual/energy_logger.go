@@ -16,11 +16,21 @@ import (
 )
 
 // LinearStatser is implemented by ODE solvers that report how the linear
-// solve of their most recent step went (EulerImplicitSolver,
-// StaticSolver); EnergyLogger and runscene's summary read it.
+// solves of their most recent step went (EulerImplicitSolver,
+// NewmarkImplicitSolver, StaticSolver): for a step of several solves, the
+// total of their iterations, the largest relative residual, and whether
+// all converged. EnergyLogger and runscene's summary read it.
 type LinearStatser interface {
 	graph.ODESolver
 	LastStats() graph.LinearStats
+}
+
+// NewtonStatser is implemented by ODE solvers that run Newton iterations
+// in each step (StaticSolver, NewmarkImplicitSolver): LastNewton reports
+// those of the most recent step; runscene's summary reads it.
+type NewtonStatser interface {
+	LinearStatser
+	LastNewton() graph.NewtonStats
 }
 
 // EnergyLogger writes, every `every` steps, the energies of the whole scene
