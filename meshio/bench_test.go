@@ -47,7 +47,7 @@ func BenchmarkReadMeshFile(b *testing.B) {
 	m := benchGrid(20)
 	dir := b.TempDir()
 	for _, c := range []struct{ name, file string }{
-		{"msh4.1", "grid.msh"}, {"msh2.2", "grid22.msh"}, {"vtk", "grid.vtk"}, {"tetgen", "grid.node"}, {"veg", "grid.veg"},
+		{"msh4.1", "grid.msh"}, {"msh2.2", "grid22.msh"}, {"vtk", "grid.vtk"}, {"vtu", "grid.vtu"}, {"tetgen", "grid.node"}, {"veg", "grid.veg"},
 	} {
 		path := filepath.Join(dir, c.file)
 		mm := *m

@@ -1,6 +1,7 @@
 // Package meshio reads and writes mesh files: Gmsh .msh (ASCII 2.2 and
-// 4.1), legacy VTK unstructured grids, TetGen .node/.ele(/.face), Vega .veg,
-// and the STL and OBJ surface formats.
+// 4.1), legacy VTK unstructured grids, VTK XML unstructured grids (.vtu,
+// ASCII; VTUGrid keeps their data arrays), TetGen .node/.ele(/.face), Vega
+// .veg, and the STL and OBJ surface formats.
 //
 // It is not a component package: it registers nothing with the scene graph.
 // Components (topology.MeshLoader) and commands (cmd/meshgen) use it to turn

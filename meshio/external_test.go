@@ -1,7 +1,9 @@
 package meshio
 
 import (
+	"errors"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -10,7 +12,9 @@ import (
 // VTK; the same mesh converted by meshio 5.0 to VTK 5.1 (OFFSETS and
 // CONNECTIVITY) and to TetGen files numbered from 0; and the cube's
 // surface tetrahedralised by TetGen 1.5.0 (.node/.ele/.face numbered from 1);
-// Gmsh's STL of the cube's surface mesh.
+// Gmsh's STL of the cube's surface mesh; the Gmsh mesh saved as .vtu by
+// VTK 9.1's XML writer (ASCII, and its default appended binary) and by
+// meshio 5.0 (ASCII).
 
 // triangleArea returns the area of triangle t.
 func triangleArea(m *Mesh, t [3]int) float64 {
@@ -64,10 +68,15 @@ func TestExternalFiles(t *testing.T) {
 		}
 	}
 	check("cube41.msh", ref, 84)
-	// The other Gmsh and meshio files hold the same mesh: coordinates equal
-	// to the last printed digit (Gmsh prints 16 significant digits, meshio
-	// 17; the coordinates are O(1), hence 1e-15), cells identical.
-	for _, name := range []string{"cube22.msh", "cube_gmsh.vtk", "cube_meshio51.vtk", "cube_meshio.node"} {
+	// The other Gmsh, meshio and VTK files hold the same mesh: coordinates
+	// equal to the last printed digit (Gmsh prints 16 significant digits,
+	// meshio's legacy VTK writer and VTK 17; the coordinates are O(1),
+	// hence 1e-15; meshio's .vtu writer prints 12 digits, "%.11e", hence
+	// half a unit of the 12th digit, 5e-12), cells identical. VTK's .vtu
+	// also holds Gmsh's vertex and line cells (skipped), point and cell
+	// data and ParaView's InformationKey elements (ignored).
+	tolerance := map[string]float64{"cube_meshio.vtu": 5e-12}
+	for _, name := range []string{"cube22.msh", "cube_gmsh.vtk", "cube_meshio51.vtk", "cube_meshio.node", "cube_vtk9.vtu", "cube_meshio.vtu"} {
 		m, err := Read("testdata/external/" + name)
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
@@ -82,8 +91,12 @@ func TestExternalFiles(t *testing.T) {
 			t.Errorf("%s: %d points, %d tetrahedra", name, m.NumPoints(), len(m.Tetrahedra))
 			continue
 		}
+		tol := 1e-15
+		if v, ok := tolerance[name]; ok {
+			tol = v
+		}
 		for i := range m.Points {
-			if math.Abs(m.Points[i]-ref.Points[i]) > 1e-15 {
+			if math.Abs(m.Points[i]-ref.Points[i]) > tol {
 				t.Errorf("%s: coordinate %d = %.17g, cube41.msh %.17g", name, i, m.Points[i], ref.Points[i])
 				break
 			}
@@ -122,5 +135,13 @@ func TestExternalFiles(t *testing.T) {
 	if surf.NumPoints() != 44 || len(surf.Triangles) != 84 || surf.BoundaryEdges() != 0 || math.Abs(surf.EnclosedVolume()-1) > 1e-6 {
 		t.Errorf("cube_gmsh_surface.stl: %d points, %d triangles, %d boundary edges, enclosed volume %.9g",
 			surf.NumPoints(), len(surf.Triangles), surf.BoundaryEdges(), surf.EnclosedVolume())
+	}
+
+	// VTK's default .vtu (appended, zlib-compressed data) is reported as
+	// unsupported at the line of its first binary array.
+	_, err = Read("testdata/external/cube_vtk9_binary.vtu")
+	var e *Error
+	if !errors.As(err, &e) || !errors.Is(err, ErrUnsupported) || e.Line != 6 || !strings.Contains(err.Error(), `format "appended" not supported`) {
+		t.Errorf("cube_vtk9_binary.vtu: error %v, want an unsupported *Error at line 6", err)
 	}
 }

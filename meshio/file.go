@@ -13,6 +13,7 @@ import (
 //
 //	.msh          Gmsh ASCII 2.x or 4.1 (ReadMSH)
 //	.vtk          legacy VTK unstructured grid, ASCII (ReadVTK)
+//	.vtu          VTK XML unstructured grid, ASCII (ReadVTU): what runscene -out writes
 //	.node, .ele, .face  TetGen (ReadTetGen: the .node, .ele and optional .face of the same base name)
 //	.veg          Vega volumetric mesh (ReadVEG)
 //	.stl          STL surface, ASCII or binary (ReadSTL)
@@ -25,6 +26,8 @@ func Read(path string) (*Mesh, error) {
 		return ReadMSH(path)
 	case ".vtk":
 		return ReadVTK(path)
+	case ".vtu":
+		return ReadVTU(path)
 	case ".node", ".ele", ".face":
 		return ReadTetGen(path)
 	case ".veg":
@@ -34,12 +37,12 @@ func Read(path string) (*Mesh, error) {
 	case ".obj":
 		return ReadOBJ(path)
 	default:
-		return nil, &Error{File: path, Err: unsupportedf("unknown mesh format %q (known: .msh .vtk .node .ele .face .veg .stl .obj)", ext)}
+		return nil, &Error{File: path, Err: unsupportedf("unknown mesh format %q (known: .msh .vtk .vtu .node .ele .face .veg .stl .obj)", ext)}
 	}
 }
 
 // Write writes a mesh file, choosing the format by extension: .msh (Gmsh
-// ASCII 4.1; WriteMSH writes 2.2), .vtk, .node or .ele (TetGen: writes the
+// ASCII 4.1; WriteMSH writes 2.2), .vtk, .vtu, .node or .ele (TetGen: writes the
 // .node, .ele and .face files of the same base name), .veg (tetrahedra
 // only), .stl (binary; WriteSTL writes ASCII) and .obj (triangles only).
 // Every file is written atomically.
@@ -49,6 +52,8 @@ func Write(path string, m *Mesh) error {
 		return WriteMSH(path, m, "4.1")
 	case ".vtk":
 		return WriteVTK(path, m)
+	case ".vtu":
+		return WriteVTU(path, m)
 	case ".node", ".ele", ".face":
 		return WriteTetGen(path, m)
 	case ".veg":
@@ -58,7 +63,7 @@ func Write(path string, m *Mesh) error {
 	case ".obj":
 		return WriteOBJ(path, m)
 	default:
-		return unsupportedf("writing %s: no writer for %q (known: .msh .vtk .node .ele .veg .stl .obj)", path, ext)
+		return unsupportedf("writing %s: no writer for %q (known: .msh .vtk .vtu .node .ele .veg .stl .obj)", path, ext)
 	}
 }
 

@@ -59,6 +59,7 @@ func TestReadSamples(t *testing.T) {
 		{"gmsh41_blocks.msh", fivePoints}, // entity blocks, unsorted tags, a parametric block, $Entities
 		{"vtk_classic.vtk", fivePoints},   // classic CELLS, wrapped numbers, FIELD, vertex and line cells, CELL_DATA
 		{"vtk51.vtk", fivePoints},         // OFFSETS/CONNECTIVITY layout, METADATA
+		{"vtu_sample.vtu", fivePoints},    // VTK XML: comments, Float32, wrapped numbers, vertex and line cells, data arrays, InformationKey
 		{"tetgen0.node", fivePoints},      // 0-based, attributes, markers, comments, with .face
 		{"tetgen0.ele", fivePoints},
 		{"tetgen1.ele", noTriangles}, // 1-based, no .face
@@ -167,6 +168,7 @@ func TestRoundTrip(t *testing.T) {
 		{".msh", func(p string, m *Mesh) error { return WriteMSH(p, m, "2.2") }, true},
 		{".msh", func(p string, m *Mesh) error { return WriteMSH(p, m, "4.1") }, true},
 		{".vtk", Write, true},
+		{".vtu", Write, true},
 		{".node", Write, true},
 		{".veg", Write, false},
 	}

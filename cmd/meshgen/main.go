@@ -1,5 +1,5 @@
 // Command meshgen writes tetrahedral meshes — a box or a cylinder — in any
-// format the project reads and writes (meshio.Write: Gmsh .msh, VTK .vtk,
+// format the project reads and writes (meshio.Write: Gmsh .msh, VTK .vtk and .vtu,
 // TetGen .node/.ele/.face, Vega .veg), for tests and for scenes that load a
 // mesh file (MeshLoader):
 //
@@ -92,7 +92,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	across := fs.Int("across", 2, "cylinder: cells from the axis to the surface (the circle becomes a polygon of 8·across sides)")
 	along := fs.Int("along", 20, "cylinder: cells along the axis")
 	mshVersion := fs.String("msh", "4.1", "Gmsh version for .msh files: 4.1 or 2.2")
-	out := fs.String("o", "", "output file; the format follows the extension (.msh, .vtk, .node/.ele, .veg)")
+	out := fs.String("o", "", "output file; the format follows the extension (.msh, .vtk, .vtu, .node/.ele, .veg)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: meshgen [-shape box|cylinder] [shape flags] -o FILE")
 		fs.PrintDefaults()

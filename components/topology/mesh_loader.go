@@ -15,8 +15,10 @@ import (
 // points, tetrahedra and triangles, used by a MechanicalObject, a mass and
 // a force field in the same node exactly as they use RegularGridTopology.
 // The format follows the extension (meshio.Read): Gmsh .msh (ASCII 2.2 and
-// 4.1), legacy VTK .vtk, TetGen .node/.ele, Vega .veg, and the STL and OBJ
-// surfaces. SOFA splits this into MeshGmshLoader, MeshVTKLoader, ...; one
+// 4.1), legacy VTK .vtk, VTK XML .vtu (ASCII; the frames `runscene -out`
+// and VTKExporter write, so a result can be reused as a mesh: its points
+// are that frame's deformed positions, its point and cell data are
+// ignored), TetGen .node/.ele, Vega .veg, and the STL and OBJ surfaces. SOFA splits this into MeshGmshLoader, MeshVTKLoader, ...; one
 // loader dispatching on the extension does the same with one set of fields.
 //
 // Each point p of the file becomes R·(scale3d ⊙ p) + translation, with
@@ -35,7 +37,7 @@ import (
 // no mass and no stiffness.
 type MeshLoader struct {
 	graph.ObjectBase
-	Filename    string     `toml:"filename" doc:"mesh file, relative to the scene file: .msh (Gmsh ASCII 2.2/4.1), .vtk (legacy ASCII unstructured grid), .node/.ele (TetGen), .veg (Vega), .stl, .obj" required:"true"`
+	Filename    string     `toml:"filename" doc:"mesh file, relative to the scene file: .msh (Gmsh ASCII 2.2/4.1), .vtk (legacy ASCII unstructured grid), .vtu (VTK XML unstructured grid, ASCII, as runscene -out writes it; point and cell data ignored), .node/.ele (TetGen), .veg (Vega), .stl, .obj" required:"true"`
 	Translation [3]float64 `toml:"translation" doc:"translation added to every point, after scale and rotation" unit:"m"`
 	Rotation    [3]float64 `toml:"rotation" doc:"rotation about the fixed x, then y, then z axis (SOFA's Euler angles), after scale" unit:"deg"`
 	Scale3d     [3]float64 `toml:"scale3d" doc:"scale factor along x, y and z, applied first (a negative factor mirrors the mesh)"`
@@ -48,13 +50,13 @@ func init() {
 	graph.Register(graph.TypeInfo{
 		Name:    "MeshLoader",
 		Kind:    graph.KindTopology,
-		Summary: "Reads a tetrahedral or triangle mesh file (Gmsh .msh, VTK .vtk, TetGen .node/.ele, Vega .veg, STL, OBJ; format by extension), scales, rotates and translates it, and serves its points, positively oriented tetrahedra and boundary triangles as the node's topology.",
+		Summary: "Reads a tetrahedral or triangle mesh file (Gmsh .msh, VTK .vtk and .vtu, TetGen .node/.ele, Vega .veg, STL, OBJ; format by extension), scales, rotates and translates it, and serves its points, positively oriented tetrahedra and boundary triangles as the node's topology.",
 		New:     func() graph.Object { return &MeshLoader{Scale3d: [3]float64{1, 1, 1}} },
 	})
 }
 
 // meshExtensions are the extensions meshio.Read knows.
-var meshExtensions = []string{".msh", ".vtk", ".node", ".ele", ".face", ".veg", ".stl", ".obj"}
+var meshExtensions = []string{".msh", ".vtk", ".vtu", ".node", ".ele", ".face", ".veg", ".stl", ".obj"}
 
 // Validate checks the fields that need no file: a known extension, finite
 // non-zero scale factors, finite angles and translation.

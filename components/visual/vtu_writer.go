@@ -2,6 +2,7 @@ package visual
 
 import (
 	"bufio"
+	"encoding/xml"
 	"errors"
 	"fmt"
 	"github.com/sofago/sofago/atomicfile"
@@ -14,180 +15,31 @@ import (
 	"strings"
 
 	"github.com/sofago/sofago/graph"
+	"github.com/sofago/sofago/meshio"
 )
 
 // VTK cell types used here (VTK's vtkCellType.h).
 const (
-	CellVertex      = 1
-	CellTriangle    = 5
-	CellTetrahedron = 10
+	CellVertex      = meshio.VTKVertex
+	CellTriangle    = meshio.VTKTriangle
+	CellTetrahedron = meshio.VTKTetrahedron
 )
 
 // Grid is one frame of a VTK unstructured grid: points, cells in VTK's
-// connectivity/offsets/types form, and per-point and per-cell data arrays.
-type Grid struct {
-	Points       []float64 // xyz per point
-	Connectivity []int     // point indices of every cell, cell after cell
-	Offsets      []int     // end of each cell in Connectivity (VTK's "offsets")
-	Types        []uint8   // VTK cell type per cell
-	PointData    []DataArray
-	CellData     []DataArray // Components numbers per cell
-	// Time is written as the VTU's TimeValue field, so a single file
-	// opened in ParaView still knows its time.
-	Time float64
-}
+// connectivity/offsets/types form, and per-point and per-cell data arrays
+// (meshio.VTUGrid: the project has one .vtu writer and one parser, in
+// package meshio, which MeshLoader reads meshes with).
+type Grid = meshio.VTUGrid
 
 // DataArray is a named per-point (or per-cell) array with Components
 // numbers per point (or cell).
-type DataArray struct {
-	Name       string
-	Components int
-	Values     []float64
-}
+type DataArray = meshio.VTUArray
 
-// NumPoints returns the number of points.
-func (g *Grid) NumPoints() int { return len(g.Points) / 3 }
-
-// NumCells returns the number of cells.
-func (g *Grid) NumCells() int { return len(g.Types) }
-
-// Array returns the point data array named name, or nil.
-func (g *Grid) Array(name string) *DataArray {
-	for i := range g.PointData {
-		if g.PointData[i].Name == name {
-			return &g.PointData[i]
-		}
-	}
-	return nil
-}
-
-// check verifies the grid is self-consistent before anything is written, so
-// a bad grid is an error rather than a file ParaView rejects.
-func (g *Grid) check() error {
-	if len(g.Points)%3 != 0 {
-		return fmt.Errorf("vtu: %d point coordinates is not a multiple of 3", len(g.Points))
-	}
-	np := g.NumPoints()
-	if len(g.Offsets) != len(g.Types) {
-		return fmt.Errorf("vtu: %d offsets for %d cell types", len(g.Offsets), len(g.Types))
-	}
-	prev := 0
-	for i, o := range g.Offsets {
-		if o < prev || o > len(g.Connectivity) {
-			return fmt.Errorf("vtu: cell %d: offset %d out of order or beyond the connectivity (%d)", i, o, len(g.Connectivity))
-		}
-		prev = o
-	}
-	if prev != len(g.Connectivity) {
-		return fmt.Errorf("vtu: offsets end at %d, connectivity has %d entries", prev, len(g.Connectivity))
-	}
-	for i, p := range g.Connectivity {
-		if p < 0 || p >= np {
-			return fmt.Errorf("vtu: connectivity[%d] = %d outside the %d points", i, p, np)
-		}
-	}
-	for _, a := range g.PointData {
-		if a.Components < 1 || len(a.Values) != a.Components*np {
-			return fmt.Errorf("vtu: point data %q has %d values, want %d × %d points", a.Name, len(a.Values), a.Components, np)
-		}
-	}
-	for _, a := range g.CellData {
-		if a.Components < 1 || len(a.Values) != a.Components*g.NumCells() {
-			return fmt.Errorf("vtu: cell data %q has %d values, want %d × %d cells", a.Name, len(a.Values), a.Components, g.NumCells())
-		}
-	}
-	return nil
-}
-
-// CellArray returns the cell data array named name, or nil.
-func (g *Grid) CellArray(name string) *DataArray {
-	for i := range g.CellData {
-		if g.CellData[i].Name == name {
-			return &g.CellData[i]
-		}
-	}
-	return nil
-}
-
-// WriteVTU writes g as an ASCII XML UnstructuredGrid (VTK file format 1.0).
-// Numbers are written with strconv's shortest representation that parses
-// back to the same float64, so a reader recovers them exactly.
-func WriteVTU(w io.Writer, g *Grid) error {
-	if err := g.check(); err != nil {
-		return err
-	}
-	bw := bufio.NewWriterSize(w, 64<<10)
-	var buf []byte
-	put := func(s string) { bw.WriteString(s) }
-	floats := func(v []float64, perLine int) {
-		for i, x := range v {
-			if i%perLine == 0 {
-				put("\n          ")
-			} else {
-				bw.WriteByte(' ')
-			}
-			buf = strconv.AppendFloat(buf[:0], x, 'g', -1, 64)
-			bw.Write(buf)
-		}
-		put("\n        ")
-	}
-	ints := func(v []int, perLine int) {
-		for i, x := range v {
-			if i%perLine == 0 {
-				put("\n          ")
-			} else {
-				bw.WriteByte(' ')
-			}
-			buf = strconv.AppendInt(buf[:0], int64(x), 10)
-			bw.Write(buf)
-		}
-		put("\n        ")
-	}
-	put(`<?xml version="1.0"?>` + "\n")
-	put(`<VTKFile type="UnstructuredGrid" version="1.0" byte_order="LittleEndian" header_type="UInt64">` + "\n")
-	put("  <UnstructuredGrid>\n")
-	put("    <FieldData>\n")
-	put(`      <DataArray type="Float64" Name="TimeValue" NumberOfTuples="1" format="ascii">`)
-	put(strconv.FormatFloat(g.Time, 'g', -1, 64))
-	put("</DataArray>\n    </FieldData>\n")
-	fmt.Fprintf(bw, "    <Piece NumberOfPoints=\"%d\" NumberOfCells=\"%d\">\n", g.NumPoints(), g.NumCells())
-	put("      <PointData>\n")
-	for _, a := range g.PointData {
-		fmt.Fprintf(bw, "        <DataArray type=\"Float64\" Name=\"%s\" NumberOfComponents=\"%d\" format=\"ascii\">", xmlAttr(a.Name), a.Components)
-		floats(a.Values, a.Components)
-		put("</DataArray>\n")
-	}
-	put("      </PointData>\n")
-	if len(g.CellData) > 0 {
-		put("      <CellData>\n")
-		for _, a := range g.CellData {
-			fmt.Fprintf(bw, "        <DataArray type=\"Float64\" Name=\"%s\" NumberOfComponents=\"%d\" format=\"ascii\">", xmlAttr(a.Name), a.Components)
-			floats(a.Values, a.Components)
-			put("</DataArray>\n")
-		}
-		put("      </CellData>\n")
-	}
-	put("      <Points>\n")
-	put(`        <DataArray type="Float64" Name="Points" NumberOfComponents="3" format="ascii">`)
-	floats(g.Points, 3)
-	put("</DataArray>\n      </Points>\n")
-	put("      <Cells>\n")
-	put(`        <DataArray type="Int64" Name="connectivity" format="ascii">`)
-	ints(g.Connectivity, 12)
-	put("</DataArray>\n")
-	put(`        <DataArray type="Int64" Name="offsets" format="ascii">`)
-	ints(g.Offsets, 12)
-	put("</DataArray>\n")
-	put(`        <DataArray type="UInt8" Name="types" format="ascii">`)
-	types := make([]int, len(g.Types))
-	for i, t := range g.Types {
-		types[i] = int(t)
-	}
-	ints(types, 24)
-	put("</DataArray>\n      </Cells>\n")
-	put("    </Piece>\n  </UnstructuredGrid>\n</VTKFile>\n")
-	return bw.Flush()
-}
+// WriteVTU writes g as an ASCII XML UnstructuredGrid (VTK file format 1.0)
+// with meshio.EncodeVTUGrid: numbers in strconv's shortest representation
+// that parses back to the same float64, so a reader recovers them exactly;
+// an inconsistent grid is an error, not a file ParaView rejects.
+func WriteVTU(w io.Writer, g *Grid) error { return meshio.EncodeVTUGrid(w, g) }
 
 // PVDEntry is one dataset of a ParaView collection: a file and its time.
 type PVDEntry struct {
@@ -211,20 +63,7 @@ func WritePVD(w io.Writer, entries []PVDEntry) error {
 
 func xmlAttr(s string) string {
 	var b strings.Builder
-	for _, r := range s {
-		switch r {
-		case '&':
-			b.WriteString("&amp;")
-		case '<':
-			b.WriteString("&lt;")
-		case '>':
-			b.WriteString("&gt;")
-		case '"':
-			b.WriteString("&quot;")
-		default:
-			b.WriteRune(r)
-		}
-	}
+	xml.EscapeText(&b, []byte(s)) // cannot fail on a strings.Builder
 	return b.String()
 }
 
