@@ -319,7 +319,25 @@ type tetSolid struct {
 	energyBody func(lo, hi int)
 	argX       []float64 // position or dx of the current call, for the bodies
 	argK       float64   // kFactor of the current AddDForce
+
+	// Per-element results for VTU cell data (CellData), computed only
+	// when an exporter asks. reported gives the stress tensor an element
+	// reports (world axes) from F and the P and cache of the law's
+	// StressCached at F; nil: the Cauchy stress (cauchyStress).
+	reported   func(F, P *geom.Mat3, cache []float64) geom.Mat3
+	vonMises   []float64 // per element, Pa
+	density    []float64 // strain energy per rest volume, J/m³
+	cellCache  []float64 // law cache per chunk of the element loop (stride each)
+	cellBody   func(lo, hi int)
+	cellArrays map[string][]float64
 }
+
+// Cell data names: the arrays the tetrahedral force fields give VTU
+// series (visual.CellDataProvider).
+const (
+	cellVonMises      = "vonMisesStress"
+	cellEnergyDensity = "strainEnergyDensity"
+)
 
 // tetMesh reads what a tetrahedral force field acts on from its node: the
 // Vec3 state, the topology's tetrahedra and the rest positions, and
@@ -389,6 +407,89 @@ func (s *tetSolid) setup(mesh *tetElements, law material.Law, weight []float64, 
 	s.forceBody = s.forceRange
 	s.dforceBody = s.dforceRange
 	s.energyBody = s.energyRange
+	s.reported = nil
+	s.cellArrays = nil // sized at the first CellData
+}
+
+// CellData implements visual.CellDataProvider: per tetrahedron, in the
+// topology's order, at the state's current position,
+//
+//   - "vonMisesStress" (Pa): √(3/2 s:s), s the deviator of the element's
+//     reported stress σ — the Cauchy stress σ = J⁻¹ P Fᵀ unless the force
+//     field substitutes its own definition (TetrahedronFEMForceField: the
+//     rotated linear stress);
+//   - "strainEnergyDensity" (J/m³): Ψ(F) per unit rest volume, so that
+//     Σ density·V_rest is the force field's potential energy.
+//
+// Both are scaled by the element's Eₑ/E like its forces. They are
+// computed here, in a parallel element loop, only when an exporter asks
+// (nothing is spent on them during steps); the returned slices are reused
+// by the next call.
+func (s *tetSolid) CellData() map[string][]float64 {
+	if s.mesh == nil {
+		return nil
+	}
+	if s.cellArrays == nil {
+		ne := s.mesh.numElements()
+		s.vonMises = make([]float64, ne)
+		s.density = make([]float64, ne)
+		s.cellCache = make([]float64, s.stride*(ne/elementGrain+1))
+		s.cellBody = s.cellRange
+		s.cellArrays = map[string][]float64{cellVonMises: s.vonMises, cellEnergyDensity: s.density}
+	}
+	s.argX = s.state.Vec(graph.Position)
+	s.asm.elements(s.cellBody)
+	s.argX = nil
+	return s.cellArrays
+}
+
+// cellRange fills the cell data of elements [lo, hi). It uses its own law
+// cache (not the one AddDForce linearises with) and the chunk's slot of
+// the F/P scratch, like forceRange.
+func (s *tetSolid) cellRange(lo, hi int) {
+	m, x, st, law := s.mesh, s.argX, s.stride, s.law
+	k := 18 * (lo / elementGrain)
+	F, P := s.scratch[k:k+9:k+9], s.scratch[k+9:k+18:k+18]
+	c := st * (lo / elementGrain)
+	cache := s.cellCache[c : c+st : c+st]
+	Fm, Pm := (*geom.Mat3)(F), (*geom.Mat3)(P)
+	for e := lo; e < hi; e++ {
+		m.gradientTo(e, x, F)
+		law.StressCached(F, P, cache)
+		var sigma geom.Mat3
+		if s.reported != nil {
+			sigma = s.reported(Fm, Pm, cache)
+		} else {
+			sigma = cauchyStress(Fm, Pm)
+		}
+		scale := s.weight[e] / m.vol[e] // Eₑ/E
+		s.vonMises[e] = scale * vonMisesOf(&sigma)
+		s.density[e] = scale * law.Energy(*Fm)
+	}
+}
+
+// cauchyStress returns the Cauchy stress σ = J⁻¹ P Fᵀ, J = det F, for an
+// element with J > 0. For a flat or inverted element (J ≤ 0) the Cauchy
+// stress is not defined (it is infinite at J = 0); the Kirchhoff stress
+// τ = P Fᵀ = Jσ is returned instead, finite and of the same magnitude for
+// moderate strains.
+func cauchyStress(F, P *geom.Mat3) geom.Mat3 {
+	tau := P.MulT(*F)
+	if J := F.Det(); J > 0 {
+		return tau.Scale(1 / J)
+	}
+	return tau
+}
+
+// vonMisesOf returns √(3/2 s:s) with s the deviator of sym(σ) (σ is
+// symmetric up to rounding for every law here).
+func vonMisesOf(sigma *geom.Mat3) float64 {
+	t := sigma.Trace() / 3
+	d0, d1, d2 := sigma[0]-t, sigma[4]-t, sigma[8]-t
+	o01 := 0.5 * (sigma[1] + sigma[3])
+	o02 := 0.5 * (sigma[2] + sigma[6])
+	o12 := 0.5 * (sigma[5] + sigma[7])
+	return math.Sqrt(1.5 * (d0*d0 + d1*d1 + d2*d2 + 2*(o01*o01+o02*o02+o12*o12)))
 }
 
 // NumElements returns the number of tetrahedra (0 before Init).

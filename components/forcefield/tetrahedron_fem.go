@@ -70,6 +70,12 @@ import (
 // the element machinery (F, forces, tangent products, parallel loops) is
 // tetSolid's, shared with TetrahedronHyperelasticityFEMForceField.
 //
+// VTU output (runscene -out, VTKExporter) gets two cell data arrays from
+// it (tetSolid.CellData): "vonMisesStress" (Pa) of the rotated linear
+// stress R (2μ ε + λ tr(ε) I) Rᵀ, ε = sym(RᵀF) − I (rotatedLinearStress;
+// SOFA's definition, the Cauchy stress to first order in the strain), and
+// "strainEnergyDensity" (J/m³ of rest volume), the method's Ψ above.
+//
 // Heterogeneous bodies: youngModulusPerElement (one E per tetrahedron, in
 // topology order) or regions (boxes or spheres with their own
 // youngModulus, tested against each rest centroid) scale each element's
@@ -113,7 +119,7 @@ func init() {
 	graph.Register(graph.TypeInfo{
 		Name:    "TetrahedronFEMForceField",
 		Kind:    graph.KindForceField,
-		Summary: "Corotational linear-elastic tetrahedral FEM (SOFA's TetrahedronFEMForceField): method small (linear), large (QR rotation, conservative), polar, or svd (invertible); exact or stiffness-warping tangent; per-element Young's modulus from regions or a list.",
+		Summary: "Corotational linear-elastic tetrahedral FEM (SOFA's TetrahedronFEMForceField): method small (linear), large (QR rotation, conservative), polar, or svd (invertible); exact or stiffness-warping tangent; per-element Young's modulus from regions or a list. VTU cell data: vonMisesStress (Pa, of the rotated linear stress) and strainEnergyDensity (J/m³ of rest volume).",
 		New:     func() graph.Object { return NewTetrahedronFEMForceField() },
 	})
 }
@@ -199,6 +205,35 @@ func (c *TetrahedronFEMForceField) setup(mesh *tetElements, weight []float64, st
 		diff = c.warpedDifferential
 	}
 	c.tetSolid.setup(mesh, law, weight, st, diff)
+	c.reported = c.rotatedLinearStress
+}
+
+// rotatedLinearStress is the stress TetrahedronFEMForceField reports as
+// cell data (vonMisesStress): the linear stress of the method's strain,
+// turned to world axes, σ = R (2μ ε + λ tr(ε) I) Rᵀ with ε = sym(RᵀF) − I
+// and R the element rotation of the method (I for "small", the polar, SVD
+// or QR rotation otherwise, which the laws store first in their caches) —
+// SOFA's TetrahedronFEMForceField computes its von Mises stress the same
+// way, from the strain of the rotated displacements. It equals the Cauchy
+// stress to first order in the strain, the order of accuracy of the
+// corotational model; for "polar" and "svd" RᵀP is exactly its
+// unrotated part.
+func (c *TetrahedronFEMForceField) rotatedLinearStress(F, _ *geom.Mat3, cache []float64) geom.Mat3 {
+	R := geom.Identity3()
+	if c.method != methodSmall {
+		R = material.CachedRotation(cache)
+	}
+	X := R.TMul(*F)
+	e0, e1, e2 := X[0]-1, X[4]-1, X[8]-1
+	e01, e02, e12 := 0.5*(X[1]+X[3]), 0.5*(X[2]+X[6]), 0.5*(X[5]+X[7])
+	t := c.lambda * (e0 + e1 + e2)
+	m2 := 2 * c.mu
+	sigma := geom.Mat3{
+		m2*e0 + t, m2 * e01, m2 * e02,
+		m2 * e01, m2*e1 + t, m2 * e12,
+		m2 * e02, m2 * e12, m2*e2 + t,
+	}
+	return R.Mul(sigma).MulT(R)
 }
 
 // Lame returns the Lamé constants μ and λ in use.

@@ -36,6 +36,12 @@ import (
 // youngModulus): each element's energy, force and tangent are scaled by
 // Eₑ/E at the common ν.
 //
+// VTU output (runscene -out, VTKExporter) gets two cell data arrays from
+// it (tetSolid.CellData): "vonMisesStress" (Pa), the von Mises stress of
+// the Cauchy stress σ = J⁻¹ P Fᵀ (of the Kirchhoff stress P Fᵀ for a flat
+// or inverted element, where σ is undefined), and "strainEnergyDensity"
+// (J/m³ of rest volume), Ψ(F).
+//
 // It shares the element machinery with TetrahedronFEMForceField (tetSolid
 // in tet_kinematics.go): AddForce caches per element what the tangent
 // needs (AddDForce linearises at the x of the most recent AddForce);
@@ -56,7 +62,7 @@ func init() {
 	graph.Register(graph.TypeInfo{
 		Name:    "TetrahedronHyperelasticityFEMForceField",
 		Kind:    graph.KindForceField,
-		Summary: "Hyperelastic tetrahedral FEM (StVenantKirchhoff, NeoHookean, StableNeoHookean) with energy and exact tangent; per-element Young's modulus from regions or a list.",
+		Summary: "Hyperelastic tetrahedral FEM (StVenantKirchhoff, NeoHookean, StableNeoHookean) with energy and exact tangent; per-element Young's modulus from regions or a list. VTU cell data: vonMisesStress (Pa, of the Cauchy stress J⁻¹PFᵀ) and strainEnergyDensity (J/m³ of rest volume).",
 		New:     func() graph.Object { return NewTetrahedronHyperelasticityFEMForceField() },
 	})
 }

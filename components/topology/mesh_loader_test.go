@@ -42,6 +42,7 @@ func TestMeshLoaderMatchesMeshioRead(t *testing.T) {
 	for _, file := range []string{
 		"../../meshio/testdata/external/cube41.msh",
 		"../../meshio/testdata/external/cube_gmsh.vtk",
+		"../../meshio/testdata/external/cube_vtk9.vtu",
 		"../../meshio/testdata/external/cube_tetgen.ele",
 		"../../meshio/testdata/bar_2x2x10_kuhn6.veg",
 	} {

@@ -12,5 +12,6 @@
 //     fields; surfaces; rigid and affine frames as oriented points),
 //     OBJExporter and STLExporter (surface sequences), EnergyLogger
 //     (energies and linear-solver statistics per step, CSV or JSON);
-//   - the VTU/PVD writer and reader and the atomic file writer they share.
+//   - the VTU/PVD series, over meshio's VTU writer and parser (Grid is
+//     meshio.VTUGrid), and the atomic file writer they share.
 package visual

@@ -8,7 +8,9 @@ import (
 // it as ParaView series (one .vtu per frame and a .pvd index per state,
 // see Series), so a scene can ask for output without `runscene -out`:
 // tetrahedral meshes with displacement, velocity and the cell data of
-// their force fields (CellDataProvider), visual surfaces as triangles,
+// their force fields (CellDataProvider: the tetrahedral FEM force fields'
+// vonMisesStress, Pa, and strainEnergyDensity, J/m³ of rest volume),
+// visual surfaces as triangles,
 // Rigid3 and Affine3 frames as oriented points.
 //
 // Frames follow FrameOutput: the initial state, a frame every `every`
@@ -24,7 +26,7 @@ func init() {
 	graph.Register(graph.TypeInfo{
 		Name:    "VTKExporter",
 		Kind:    graph.KindExporter,
-		Summary: "Writes the states of its node's subtree as ParaView series: a .vtu per frame (tetrahedra with displacement, velocity and per-element data such as stress where the force field provides it; surfaces as triangles; frames as oriented points) and a .pvd index per state, each written atomically.",
+		Summary: "Writes the states of its node's subtree as ParaView series: a .vtu per frame (tetrahedra with displacement, velocity and the per-element data of their force fields: vonMisesStress in Pa and strainEnergyDensity in J/m³ of rest volume from TetrahedronFEMForceField and TetrahedronHyperelasticityFEMForceField; surfaces as triangles; frames as oriented points) and a .pvd index per state, each written atomically.",
 		New:     func() graph.Object { return &VTKExporter{FrameOutput: newFrameOutput()} },
 	})
 }

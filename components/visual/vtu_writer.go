@@ -148,9 +148,12 @@ type Series struct {
 // field's stress or strain-energy density, a material map's Young's
 // modulus): VTK series of the node's state write each array as cell data.
 // An array of k·(number of tetrahedra) values is written with k components
-// (1: a scalar, 3: a vector, 6 or 9: a tensor). Names should say what the
-// values are and their unit, e.g. "strainEnergyDensity (J/m^3)". The
-// arrays are read at every frame; they must describe the current state.
+// (1: a scalar, 3: a vector, 6 or 9: a tensor). Names are what ParaView
+// shows: plain identifiers saying what the values are, e.g.
+// "vonMisesStress", "strainEnergyDensity" (the tetrahedral force fields'),
+// with the unit in the provider's documentation. The arrays are read at
+// every frame, only then (providers compute them on demand); they must
+// describe the current state.
 type CellDataProvider interface {
 	CellData() map[string][]float64
 }
