@@ -322,8 +322,9 @@ type tetSolid struct {
 
 	// Per-element results for VTU cell data (CellData), computed only
 	// when an exporter asks. reported gives the stress tensor an element
-	// reports (world axes) from F and the P and cache of the law's
-	// StressCached at F; nil: the Cauchy stress (cauchyStress).
+	// reports from F and the P and cache of the law's StressCached at F,
+	// in world axes or any rotation of them (only its von Mises
+	// invariant is written); nil: the Cauchy stress (cauchyStress).
 	reported   func(F, P *geom.Mat3, cache []float64) geom.Mat3
 	vonMises   []float64 // per element, Pa
 	density    []float64 // strain energy per rest volume, J/m³

@@ -216,24 +216,23 @@ func (c *TetrahedronFEMForceField) setup(mesh *tetElements, weight []float64, st
 // SOFA's TetrahedronFEMForceField computes its von Mises stress the same
 // way, from the strain of the rotated displacements. It equals the Cauchy
 // stress to first order in the strain, the order of accuracy of the
-// corotational model; for "polar" and "svd" RᵀP is exactly its
-// unrotated part.
+// corotational model. It returns the unrotated 2μ ε + λ tr(ε) I: only
+// rotation invariants of σ are reported (tetSolid.reported).
 func (c *TetrahedronFEMForceField) rotatedLinearStress(F, _ *geom.Mat3, cache []float64) geom.Mat3 {
-	R := geom.Identity3()
+	X := *F
 	if c.method != methodSmall {
-		R = material.CachedRotation(cache)
+		R := material.CachedRotation(cache)
+		tmulTo(&X, &R, F)
 	}
-	X := R.TMul(*F)
 	e0, e1, e2 := X[0]-1, X[4]-1, X[8]-1
 	e01, e02, e12 := 0.5*(X[1]+X[3]), 0.5*(X[2]+X[6]), 0.5*(X[5]+X[7])
 	t := c.lambda * (e0 + e1 + e2)
 	m2 := 2 * c.mu
-	sigma := geom.Mat3{
+	return geom.Mat3{
 		m2*e0 + t, m2 * e01, m2 * e02,
 		m2 * e01, m2*e1 + t, m2 * e12,
 		m2 * e02, m2 * e12, m2*e2 + t,
 	}
-	return R.Mul(sigma).MulT(R)
 }
 
 // Lame returns the Lamé constants μ and λ in use.
