@@ -270,3 +270,44 @@ type StiffnessAssembler interface {
 type MassAssembler interface {
 	AddMToMatrix(m MatrixAccumulator, mFactor float64)
 }
+
+// StiffnessBlockAssembler is implemented by force fields on Vec3 states
+// whose tangent K = ∂f/∂x is a sum of 3×3 blocks at fixed (row point,
+// column point) positions, such as the 4×4 blocks of each tetrahedron:
+// a solver finds once where each block goes in its block matrix (for as
+// long as the list is unchanged) and then assembles by plain additions,
+// where MatrixAccumulator needs a search per scalar entry.
+type StiffnessBlockAssembler interface {
+	// StiffnessBlocks returns the block positions as point pairs (row,
+	// column), two numbers per block, in the order KBlocks writes them;
+	// nil when the component cannot write blocks (then it must be
+	// assembled through StiffnessAssembler). The slice is the
+	// component's: callers do not modify it; it stays the same while the
+	// topology does.
+	StiffnessBlocks() []int32
+	// KBlocks overwrites vals (9 numbers per block, row-major, in the
+	// order of StiffnessBlocks) with the blocks of kFactor·K at the
+	// configuration of the last AddForce, as StiffnessAssembler does.
+	KBlocks(vals []float64, kFactor float64)
+}
+
+// MassBlockAssembler is StiffnessBlockAssembler's counterpart for masses:
+// M as 3×3 blocks at fixed point pairs.
+type MassBlockAssembler interface {
+	// MassBlocks returns the block positions (row, column), two numbers
+	// per block, or nil when the mass cannot write blocks (a state that
+	// is not Vec3).
+	MassBlocks() []int32
+	// MBlocks overwrites vals with the blocks of mFactor·M, 9 per block
+	// in the order of MassBlocks.
+	MBlocks(vals []float64, mFactor float64)
+}
+
+// PointRotations is implemented by force fields that can give a rotation
+// per point of their Vec3 state (the local frames of a corotational
+// material), for warping preconditioners: out receives 9 numbers
+// (row-major) per point; it reports false when the force field has none
+// to give (not initialised).
+type PointRotations interface {
+	PointRotations(out []float64) bool
+}

@@ -91,3 +91,71 @@ func New(name string, E, nu float64) (Law, error) {
 	}
 	return nil, fmt.Errorf("unknown material %q: want one of %s", name, strings.Join(Names(), ", "))
 }
+
+// TangentLaw is a Law that can also write its whole tangent at a cached
+// linearisation as a 9×9 matrix, in closed form: A[9(3i+j) + 3k+l] =
+// ∂P_ij/∂F_kl, so that dP_ij = Σ_kl A[9(3i+j)+3k+l]·dF_kl. Element
+// stiffness matrices are contractions of A with the shape gradients
+// (K_ab = −V Σ_jl ∇N_a[j] A_(·j)(·l) ∇N_b[l]), cheaper than nine
+// StressDifferentialCached calls. Every law of this package implements
+// it; for hyperelastic laws A has the major symmetry A[ij][kl] = A[kl][ij].
+type TangentLaw interface {
+	Law
+	// TangentCached writes A (81 numbers) at the F of the StressCached
+	// call that filled cache.
+	TangentCached(cache, A []float64)
+}
+
+// Tangent writes the 9×9 tangent of law at the linearisation in cache:
+// TangentCached when the law has it, else the nine differentials of the
+// unit matrices (exact, since dP is linear in dF).
+func Tangent(law Law, cache, A []float64) {
+	if tl, ok := law.(TangentLaw); ok {
+		tl.TangentCached(cache, A)
+		return
+	}
+	var dF, dP [9]float64
+	for q := 0; q < 9; q++ {
+		dF = [9]float64{}
+		dF[q] = 1
+		law.StressDifferentialCached(dF[:], dP[:], cache)
+		for p := 0; p < 9; p++ {
+			A[9*p+q] = dP[p]
+		}
+	}
+}
+
+// levi returns the Levi-Civita symbol ε_ijk for indices in {0, 1, 2}.
+func levi(i, j, k int) float64 {
+	switch {
+	case i == j || j == k || i == k:
+		return 0
+	case (i+1)%3 == j:
+		return 1
+	}
+	return -1
+}
+
+// addCofactorTangent adds s·∂(cof F)_ij/∂F_kl = s·ε_ikm ε_jln F_mn to A:
+// nonzero only for i ≠ k and j ≠ l, where m and n are the remaining
+// indices.
+func addCofactorTangent(A []float64, F *geom.Mat3, s float64) {
+	for i := 0; i < 3; i++ {
+		for k := 0; k < 3; k++ {
+			if k == i {
+				continue
+			}
+			m := 3 - i - k
+			sik := s * levi(i, k, m)
+			for j := 0; j < 3; j++ {
+				for l := 0; l < 3; l++ {
+					if l == j {
+						continue
+					}
+					n := 3 - j - l
+					A[9*(3*i+j)+3*k+l] += sik * levi(j, l, n) * F[3*m+n]
+				}
+			}
+		}
+	}
+}

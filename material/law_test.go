@@ -446,3 +446,51 @@ func BenchmarkLaws(b *testing.B) {
 		})
 	}
 }
+
+// TestTangentMatchesDifferential: every law implements TangentLaw, and its
+// closed-form 9×9 tangent applied to random dF equals
+// StressDifferentialCached at the same linearisation, on every
+// configuration family. Both evaluate the same derivative through
+// different sums of nine terms of size |A|·|dF|, so they agree to a few
+// ulps of the largest term: 1e-13 relative to max|A|·max|dF|·9.
+func TestTangentMatchesDifferential(t *testing.T) {
+	for _, nl := range allLaws(t) {
+		if _, ok := nl.law.(TangentLaw); !ok {
+			t.Errorf("%s does not implement TangentLaw", nl.name)
+			continue
+		}
+		for _, cfg := range configs {
+			if cfg.inverted && !nl.inversion {
+				continue
+			}
+			rng := rand.New(rand.NewPCG(9, 10))
+			worst := 0.0
+			for trial := 0; trial < 20; trial++ {
+				F := cfg.make(rng)
+				cache := make([]float64, nl.law.CacheSize())
+				var P geom.Mat3
+				nl.law.StressCached(F[:], P[:], cache)
+				A := make([]float64, 81)
+				Tangent(nl.law, cache, A)
+				amax := 0.0
+				for _, v := range A {
+					amax = math.Max(amax, math.Abs(v))
+				}
+				dF := randomMat(rng, 1)
+				var want geom.Mat3
+				nl.law.StressDifferentialCached(dF[:], want[:], cache)
+				for p := 0; p < 9; p++ {
+					got := 0.0
+					for q := 0; q < 9; q++ {
+						got += A[9*p+q] * dF[q]
+					}
+					worst = math.Max(worst, math.Abs(got-want[p])/(9*amax))
+				}
+			}
+			t.Logf("%-32s %-16s |A·dF − dP| / (9 max|A|): %.2g", nl.name, cfg.name, worst)
+			if worst > 1e-13 {
+				t.Errorf("%s/%s: tangent differs from the differential by %.3g", nl.name, cfg.name, worst)
+			}
+		}
+	}
+}

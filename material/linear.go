@@ -282,3 +282,62 @@ func svdRotation(F *geom.Mat3) (R, S geom.Mat3, minv [6]float64) {
 	S[7] = S[5]
 	return R, S, clampedRateInverse(s, &V)
 }
+
+// TangentCached implements TangentLaw: A = μ(δik δjl + δil δjk) + λ δij δkl.
+func (l *Linear) TangentCached(_, A []float64) {
+	LinearTangent(A, l.Lambda, l.Mu)
+}
+
+// LinearTangent writes the (constant) tangent of linear elasticity,
+// μ(δik δjl + δil δjk) + λ δij δkl, into A (81 numbers).
+func LinearTangent(A []float64, lambda, mu float64) {
+	A = A[:81:81]
+	clear(A)
+	for i := 0; i < 3; i++ {
+		for j := 0; j < 3; j++ {
+			A[9*(3*i+j)+3*i+j] += mu
+			A[9*(3*i+j)+3*j+i] += mu
+		}
+		for k := 0; k < 3; k++ {
+			A[9*(4*i)+4*k] += lambda
+		}
+	}
+}
+
+// TangentCached implements TangentLaw:
+//
+//	A[ij][kl] = 2μ δik δjl + λ R_ij R_kl + c (R [ωᵏˡ]×)_ij,
+//	ωᵏˡ = (tr S·I − S)⁻¹ (e_l × ρ_k),
+//
+// c = λ(tr S − 3) − 2μ and ρ_k the k-th row of R: the derivative of
+// StressDifferentialCached's dP along the unit matrix E_kl, whose
+// axial(RᵀE_kl − E_klᵀR) is e_l × ρ_k.
+func (c *CorotationalLinear) TangentCached(cache, A []float64) {
+	cc := cache[:CorotationalCacheSize:CorotationalCacheSize]
+	R := (*geom.Mat3)(cc[:9])
+	mi := cc[9:15:15]
+	cr := cc[15]
+	mu2, lam := 2*c.Mu, c.Lambda
+	A = A[:81:81]
+	for k := 0; k < 3; k++ {
+		rk := geom.Vec3{R[3*k], R[3*k+1], R[3*k+2]}
+		for l := 0; l < 3; l++ {
+			var el geom.Vec3
+			el[l] = 1
+			a := el.Cross(rk)
+			w0 := mi[0]*a[0] + mi[1]*a[1] + mi[2]*a[2]
+			w1 := mi[1]*a[0] + mi[3]*a[1] + mi[4]*a[2]
+			w2 := mi[2]*a[0] + mi[4]*a[1] + mi[5]*a[2]
+			lr := lam * R[3*k+l]
+			col := 3*k + l
+			for i := 0; i < 3; i++ {
+				r0, r1, r2 := R[3*i], R[3*i+1], R[3*i+2]
+				// Row i of R[ω]×: (ω₂r₁ − ω₁r₂, ω₀r₂ − ω₂r₀, ω₁r₀ − ω₀r₁).
+				A[9*(3*i)+col] = lr*r0 + cr*(w2*r1-w1*r2)
+				A[9*(3*i+1)+col] = lr*r1 + cr*(w0*r2-w2*r0)
+				A[9*(3*i+2)+col] = lr*r2 + cr*(w1*r0-w0*r1)
+			}
+			A[9*col+col] += mu2
+		}
+	}
+}

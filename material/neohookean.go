@@ -310,3 +310,46 @@ func dCofactorTo(D, F, dF *geom.Mat3, s float64) {
 	D[7] = s * (dF[2]*F[3] + F[2]*dF[3] - dF[0]*F[5] - F[0]*dF[5])
 	D[8] = s * (dF[0]*F[4] + F[0]*dF[4] - dF[1]*F[3] - F[1]*dF[3])
 }
+
+// TangentCached implements TangentLaw:
+//
+//	A[ij][kl] = μ δik δjl + h' C_ij C_kl + h ε_ikm ε_jln F_mn
+//
+// (C = cof F; the last term is ∂(cof F)_ij/∂F_kl).
+func (l *NeoHookean) TangentCached(cache, A []float64) {
+	cc := cache[:neoHookeanCacheSize:neoHookeanCacheSize]
+	F := (*geom.Mat3)(cc[:9])
+	C := (*geom.Mat3)(cc[9:18])
+	h, h1 := cc[18], cc[19]
+	A = A[:81:81]
+	for p := 0; p < 9; p++ {
+		s := h1 * C[p]
+		for q := 0; q < 9; q++ {
+			A[9*p+q] = s * C[q]
+		}
+		A[10*p] += l.Mu
+	}
+	addCofactorTangent(A, F, h)
+}
+
+// TangentCached implements TangentLaw:
+//
+//	A[ij][kl] = a δik δjl + b F_ij F_kl + λ̃ C_ij C_kl + c ε_ikm ε_jln F_mn
+//
+// with a = μ̃(1 − 1/(I_C+1)), b = 2μ̃/(I_C+1)², c = λ̃(J − α).
+func (l *StableNeoHookean) TangentCached(cache, A []float64) {
+	cc := cache[:stableNeoHookeanCacheSize:stableNeoHookeanCacheSize]
+	F := (*geom.Mat3)(cc[:9])
+	C := (*geom.Mat3)(cc[9:18])
+	a, b, c := cc[18], cc[19], cc[20]
+	ls := l.LambdaS
+	A = A[:81:81]
+	for p := 0; p < 9; p++ {
+		sf, sc := b*F[p], ls*C[p]
+		for q := 0; q < 9; q++ {
+			A[9*p+q] = sf*F[q] + sc*C[q]
+		}
+		A[10*p] += a
+	}
+	addCofactorTangent(A, F, c)
+}

@@ -117,3 +117,39 @@ func (l *StVenantKirchhoff) StressDifferentialCached(dFs, dPs, cache []float64) 
 		dP[r+2] = g0*s02 + g1*s12 + g2*s22 + f0*d02 + f1*d12 + f2*d22
 	}
 }
+
+// TangentCached implements TangentLaw: from dP = dF S + F dS,
+//
+//	A[ij][kl] = δik S_lj + μ δjl (FFᵀ)_ik + μ F_il F_kj + λ F_ij F_kl.
+func (l *StVenantKirchhoff) TangentCached(cache, A []float64) {
+	cc := cache[:stvkCacheSize:stvkCacheSize]
+	F := (*geom.Mat3)(cc[:9])
+	S := [9]float64{cc[9], cc[10], cc[11], cc[10], cc[12], cc[13], cc[11], cc[13], cc[14]}
+	var FFt geom.Mat3
+	for i := 0; i < 3; i++ {
+		for k := 0; k < 3; k++ {
+			FFt[3*i+k] = F[3*i]*F[3*k] + F[3*i+1]*F[3*k+1] + F[3*i+2]*F[3*k+2]
+		}
+	}
+	mu, lam := l.Mu, l.Lambda
+	A = A[:81:81]
+	for i := 0; i < 3; i++ {
+		for j := 0; j < 3; j++ {
+			row := A[9*(3*i+j) : 9*(3*i+j)+9 : 9*(3*i+j)+9]
+			fij := lam * F[3*i+j]
+			for k := 0; k < 3; k++ {
+				fkj := mu * F[3*k+j]
+				for q := 0; q < 3; q++ { // q = l
+					v := F[3*i+q]*fkj + fij*F[3*k+q]
+					if q == j {
+						v += mu * FFt[3*i+k]
+					}
+					if k == i {
+						v += S[3*q+j]
+					}
+					row[3*k+q] = v
+				}
+			}
+		}
+	}
+}

@@ -507,10 +507,17 @@ func parallelFor(n int, body func(i int)) {
 	wg.Wait()
 }
 
-// EigenDense is the dense path of Eigen: with M = LLᵀ (Cholesky), the
-// symmetric eigenproblem L⁻¹KL⁻ᵀ y = λ y (gonum mat.EigenSym), x = L⁻ᵀy,
-// M-normalised by construction. O(n³): for up to a few thousand DOFs and
-// as a cross-check of the sparse path.
+// EigenDense is the dense path of Eigen, O(n³): for up to a few thousand
+// DOFs and as a cross-check of the sparse path. Like the sparse path it
+// works on the inverted pencil, so that the lowest eigenvalues come out
+// with full relative accuracy: with K − σM = LLᵀ (dense Cholesky; σ = 0,
+// or negativeShift's σ < 0 when K is singular, as for a free body) the
+// symmetric eigenproblem L⁻¹ M L⁻ᵀ y = μ y (gonum mat.EigenSym) gives
+// λ = σ + 1/μ from its largest μ, and x = L⁻ᵀy/√μ (M-normalised). The
+// direct form L_M⁻¹ K L_M⁻ᵀ (M = L_M L_Mᵀ) would resolve every eigenvalue
+// only to ε·λ_max, i.e. the lowest ones to ε·λ_max/λ_min relative
+// (1e-11 on a slender bar); it remains the fallback when K − σM cannot be
+// factored (K indefinite).
 func EigenDense(K, M *sparse.CSR, k int) (values []float64, vectors [][]float64, err error) {
 	n := K.Rows
 	if K.Cols != n || M.Rows != n || M.Cols != n {
@@ -518,6 +525,11 @@ func EigenDense(K, M *sparse.CSR, k int) (values []float64, vectors [][]float64,
 	}
 	if k < 1 || k > n {
 		return nil, nil, fmt.Errorf("modal: EigenDense: %d eigenpairs requested of a %d×%d problem", k, n, n)
+	}
+	for _, sigma := range []float64{0, negativeShift(K, M)} {
+		if v, x, ok := eigenDenseInverted(K, M, k, sigma); ok {
+			return v, x, nil
+		}
 	}
 	Ms := mat.NewSymDense(n, nil)
 	for i := 0; i < n; i++ {
@@ -581,6 +593,93 @@ func EigenDense(K, M *sparse.CSR, k int) (values []float64, vectors [][]float64,
 		vectors[j] = x
 	}
 	return values, vectors, nil
+}
+
+// symDense returns the symmetric part of a + s·b (b may be nil) as a
+// gonum SymDense.
+func symDense(a, b *sparse.CSR, s float64) *mat.SymDense {
+	n := a.Rows
+	d := mat.NewSymDense(n, nil)
+	for _, m := range []struct {
+		c *sparse.CSR
+		f float64
+	}{{a, 1}, {b, s}} {
+		if m.c == nil || m.f == 0 {
+			continue
+		}
+		for i := 0; i < n; i++ {
+			for p := m.c.RowPtr[i]; p < m.c.RowPtr[i+1]; p++ {
+				if j := m.c.Col[p]; j >= i {
+					d.SetSym(i, j, d.At(i, j)+m.f*0.5*(m.c.Val[p]+m.c.At(j, i)))
+				}
+			}
+		}
+	}
+	return d
+}
+
+// eigenDenseInverted is EigenDense on the inverted pencil with shift
+// sigma; ok is false when K − σM is not positive definite.
+func eigenDenseInverted(K, M *sparse.CSR, k int, sigma float64) ([]float64, [][]float64, bool) {
+	n := K.Rows
+	var ch mat.Cholesky
+	if !ch.Factorize(symDense(K, M, -sigma)) {
+		return nil, nil, false
+	}
+	var L mat.TriDense
+	ch.LTo(&L)
+	raw := L.RawTriangular()
+	if raw.Uplo != blas.Lower {
+		return nil, nil, false
+	}
+	lt := blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: n, Stride: raw.Stride, Data: raw.Data}
+	// C = L⁻¹ M L⁻ᵀ: Y = L⁻¹M, then C = L⁻¹Yᵀ.
+	Y := blas64.General{Rows: n, Cols: n, Stride: n, Data: append([]float64(nil), M.Dense().RawMatrix().Data...)}
+	blas64.Trsm(blas.Left, blas.NoTrans, 1, lt, Y)
+	Yt := blas64.General{Rows: n, Cols: n, Stride: n, Data: make([]float64, n*n)}
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			Yt.Data[j*n+i] = Y.Data[i*n+j]
+		}
+	}
+	blas64.Trsm(blas.Left, blas.NoTrans, 1, lt, Yt)
+	C := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			C.SetSym(i, j, 0.5*(Yt.Data[i*n+j]+Yt.Data[j*n+i]))
+		}
+	}
+	var es mat.EigenSym
+	if !es.Factorize(C, true) {
+		return nil, nil, false
+	}
+	mus := es.Values(nil) // ascending: the largest μ (lowest λ) last
+	var V mat.Dense
+	es.VectorsTo(&V)
+	X := blas64.General{Rows: n, Cols: k, Stride: k, Data: make([]float64, n*k)}
+	for i := 0; i < n; i++ {
+		for j := 0; j < k; j++ {
+			X.Data[i*k+j] = V.At(i, n-1-j)
+		}
+	}
+	blas64.Trsm(blas.Left, blas.Trans, 1, lt, X)
+	values := make([]float64, k)
+	vectors := make([][]float64, k)
+	for j := 0; j < k; j++ {
+		mu := mus[n-1-j]
+		if !(mu > 0) {
+			return nil, nil, false
+		}
+		values[j] = sigma + 1/mu
+		x := make([]float64, n)
+		s := 1 / math.Sqrt(mu)
+		for i := 0; i < n; i++ {
+			x[i] = s * X.Data[i*k+j]
+		}
+		normalizeSign(x)
+		vectors[j] = x
+	}
+	return values, vectors, true
 }
 
 // normalizeSign flips x so that its entry of largest magnitude (the

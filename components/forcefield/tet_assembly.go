@@ -10,57 +10,195 @@ import (
 )
 
 // This file gives the tetrahedral force fields (through tetSolid, which
-// both embed) what direct solvers and modal analysis need beyond
-// matrix-free products: the assembled tangent (graph.StiffnessAssembler)
-// and the second derivative of the force at rest (modal derivatives,
-// Barbič & James 2005 eq. 14–15).
+// both embed) what direct solvers, preconditioners and modal analysis
+// need beyond matrix-free products: the assembled tangent, as 3×3 blocks
+// (graph.StiffnessBlockAssembler) or scalar entries
+// (graph.StiffnessAssembler), per-point rotations for warping
+// preconditioners (graph.PointRotations), and the second derivative of
+// the force at rest (modal derivatives, Barbič & James 2005 eq. 14–15).
 
 var (
-	_ graph.StiffnessAssembler = (*TetrahedronFEMForceField)(nil)
-	_ graph.StiffnessAssembler = (*TetrahedronHyperelasticityFEMForceField)(nil)
+	_ graph.StiffnessAssembler      = (*TetrahedronFEMForceField)(nil)
+	_ graph.StiffnessAssembler      = (*TetrahedronHyperelasticityFEMForceField)(nil)
+	_ graph.StiffnessBlockAssembler = (*TetrahedronFEMForceField)(nil)
+	_ graph.StiffnessBlockAssembler = (*TetrahedronHyperelasticityFEMForceField)(nil)
+	_ graph.PointRotations          = (*TetrahedronFEMForceField)(nil)
+	_ graph.PointRotations          = (*TetrahedronHyperelasticityFEMForceField)(nil)
 )
 
-// AddKToMatrix implements graph.StiffnessAssembler: m += kFactor·K with
-// K = ∂f/∂x the tangent AddDForce applies (the exact or warped one), at
-// the x of the most recent AddForce (at the state's current position if
-// AddForce was never called). Element by element: column (a, c) of the
-// 12×12 element block is the force differential of dF = e_c ⊗ ∇N_a (a
-// unit displacement of corner a along axis c), −wₑ dP[dF] ∇N_b for the
-// rows of corners b. Entries go to m in element order, 144 per element,
-// row 3·v_b + r, column 3·v_a + c.
-func (s *tetSolid) AddKToMatrix(m graph.MatrixAccumulator, kFactor float64) {
-	if s.mesh == nil || kFactor == 0 {
-		return
-	}
+// linearise makes sure the per-element cache holds a linearisation (at
+// the state's current position when AddForce was never called).
+func (s *tetSolid) linearise() {
 	if !s.linearised && s.stride > 0 {
 		s.argX = s.state.Vec(graph.Position)
 		s.asm.elements(s.forceBody)
 		s.argX = nil
 		s.linearised = true
 	}
-	mesh, st := s.mesh, s.stride
-	var dF, dP [9]float64
-	var col [12]float64
-	for e := 0; e < mesh.numElements(); e++ {
-		g := mesh.shapeGradients(e)
-		v := mesh.vertices(e)
-		cache := s.cache[st*e : st*e+st]
-		scale := -s.weight[e] * kFactor
+}
+
+// elementMatrix writes into out (144 numbers) the sixteen 3×3 blocks of
+// the stiffness matrix of element e scaled by kFactor, block (a, b) (row
+// corner a, column corner b, in the element's vertex order) at
+// out[9(4a+b):], row-major, in closed form: with A = ∂P/∂F the 9×9
+// tangent of the law at the cached linearisation (A scratch of 81),
+// wₑ the element weight and ∇N the shape gradients,
+//
+//	K_ab[i][k] = −wₑ Σ_jl ∇N_a[j] A[3i+j][3k+l] ∇N_b[l],
+//
+// computed for corners 1..3 as Dm⁻¹ A_(i·)(k·) Dm⁻ᵀ (the rows of Dm⁻¹ are
+// ∇N₁..∇N₃) and for corner 0 from ∇N₀ = −(∇N₁ + ∇N₂ + ∇N₃) as minus the
+// sums of the others.
+func (s *tetSolid) elementMatrix(e int, kFactor float64, A, out []float64) {
+	st := s.stride
+	s.tangent(s.cache[st*e:st*e+st], A)
+	A = A[:81:81]
+	B := (*[9]float64)(s.mesh.dmInv[9*e : 9*e+9])
+	sc := -s.weight[e] * kFactor
+	o := out[:144:144]
+	for i := 0; i < 3; i++ {
+		for k := 0; k < 3; k++ {
+			// T = Dm⁻¹ A_ik (T[b][l] = Σ_j B[b][j] A[3i+j][3k+l]), then
+			// M = T Dm⁻ᵀ: M[b][a] = Σ_l T[b][l] B[a][l].
+			a0 := A[9*(3*i)+3*k : 9*(3*i)+3*k+3 : 9*(3*i)+3*k+3]
+			a1 := A[9*(3*i+1)+3*k : 9*(3*i+1)+3*k+3 : 9*(3*i+1)+3*k+3]
+			a2 := A[9*(3*i+2)+3*k : 9*(3*i+2)+3*k+3 : 9*(3*i+2)+3*k+3]
+			var T [9]float64
+			for b := 0; b < 3; b++ {
+				b0, b1, b2 := B[3*b], B[3*b+1], B[3*b+2]
+				T[3*b] = b0*a0[0] + b1*a1[0] + b2*a2[0]
+				T[3*b+1] = b0*a0[1] + b1*a1[1] + b2*a2[1]
+				T[3*b+2] = b0*a0[2] + b1*a1[2] + b2*a2[2]
+			}
+			ik := 3*i + k
+			var s0 [3]float64 // Σ over b of column a, for corner 0's row
+			for b := 0; b < 3; b++ {
+				t0, t1, t2 := sc*T[3*b], sc*T[3*b+1], sc*T[3*b+2]
+				rowSum := 0.0
+				for a := 0; a < 3; a++ {
+					v := t0*B[3*a] + t1*B[3*a+1] + t2*B[3*a+2]
+					o[9*(4*(b+1)+a+1)+ik] = v
+					rowSum += v
+					s0[a] += v
+				}
+				o[9*(4*(b+1))+ik] = -rowSum
+			}
+			o[9*1+ik] = -s0[0]
+			o[9*2+ik] = -s0[1]
+			o[9*3+ik] = -s0[2]
+			o[ik] = s0[0] + s0[1] + s0[2]
+		}
+	}
+}
+
+// AddKToMatrix implements graph.StiffnessAssembler: m += kFactor·K with
+// K = ∂f/∂x the tangent AddDForce applies (the exact or warped one), at
+// the x of the most recent AddForce (at the state's current position if
+// AddForce was never called), from the closed-form element matrices
+// (elementMatrix). Entries go to m in element order, 144 per element,
+// block by block: row 3·v_a + i, column 3·v_b + k.
+func (s *tetSolid) AddKToMatrix(m graph.MatrixAccumulator, kFactor float64) {
+	if s.mesh == nil || kFactor == 0 {
+		return
+	}
+	s.linearise()
+	var out [144]float64
+	A := s.tscratch[:81]
+	for e := 0; e < s.mesh.numElements(); e++ {
+		s.elementMatrix(e, kFactor, A, out[:])
+		v := s.mesh.vertices(e)
 		for a := 0; a < 4; a++ {
-			for c := 0; c < 3; c++ {
-				dF = [9]float64{}
-				dF[3*c], dF[3*c+1], dF[3*c+2] = g[a][0], g[a][1], g[a][2]
-				s.diff(dF[:], dP[:], cache)
-				mesh.nodalForces(e, (*geom.Mat3)(&dP), scale, col[:])
-				j := 3*v[a] + c
-				for b := 0; b < 4; b++ {
-					m.Add(3*v[b], j, col[3*b])
-					m.Add(3*v[b]+1, j, col[3*b+1])
-					m.Add(3*v[b]+2, j, col[3*b+2])
+			for b := 0; b < 4; b++ {
+				blk := out[9*(4*a+b) : 9*(4*a+b)+9]
+				for i := 0; i < 3; i++ {
+					for k := 0; k < 3; k++ {
+						m.Add(3*v[a]+i, 3*v[b]+k, blk[3*i+k])
+					}
 				}
 			}
 		}
 	}
+}
+
+// StiffnessBlocks implements graph.StiffnessBlockAssembler: sixteen
+// blocks per element, (v_a, v_b) for corners a, b = 0..3 row-major, in
+// element order.
+func (s *tetSolid) StiffnessBlocks() []int32 {
+	if s.mesh == nil {
+		return nil
+	}
+	if s.blocks == nil {
+		idx := s.mesh.idx
+		s.blocks = make([]int32, 0, 32*s.mesh.numElements())
+		for e := 0; e < s.mesh.numElements(); e++ {
+			v := idx[4*e : 4*e+4]
+			for a := 0; a < 4; a++ {
+				for b := 0; b < 4; b++ {
+					s.blocks = append(s.blocks, v[a], v[b])
+				}
+			}
+		}
+	}
+	return s.blocks
+}
+
+// KBlocks implements graph.StiffnessBlockAssembler: the element matrices
+// of kFactor·K (elementMatrix), 144 numbers per element, computed in
+// parallel (each element writes its own slots, so the result does not
+// depend on the number of workers).
+func (s *tetSolid) KBlocks(vals []float64, kFactor float64) {
+	if s.mesh == nil {
+		return
+	}
+	if kFactor == 0 {
+		clear(vals[:144*s.mesh.numElements()])
+		return
+	}
+	s.linearise()
+	s.argVals, s.argK = vals[:144*s.mesh.numElements()], kFactor
+	s.asm.elements(s.kblocksBody)
+	s.argVals = nil
+}
+
+func (s *tetSolid) kblocksRange(lo, hi int) {
+	k := 81 * (lo / elementGrain)
+	A := s.tscratch[k : k+81 : k+81]
+	for e := lo; e < hi; e++ {
+		s.elementMatrix(e, s.argK, A, s.argVals[144*e:144*e+144])
+	}
+}
+
+// PointRotations implements graph.PointRotations: the rotation of every
+// point is the polar factor of the volume-weighted mean deformation
+// gradient of its tetrahedra at the state's current position (the
+// identity for a point in none), so a rigidly rotated body gives its
+// rotation at every point, and a bent one the local rotation of the
+// material around each point.
+func (s *tetSolid) PointRotations(out []float64) bool {
+	if s.mesh == nil || len(out) < 9*s.mesh.numPoints {
+		return false
+	}
+	m := s.mesh
+	x := s.state.Vec(graph.Position)
+	for v := 0; v < m.numPoints; v++ {
+		var sum geom.Mat3
+		wsum := 0.0
+		for _, slot := range m.incSlot[m.incStart[v]:m.incStart[v+1]] {
+			e := int(slot) / 4
+			F := m.gradient(e, x)
+			w := m.vol[e]
+			for i := range sum {
+				sum[i] += w * F[i]
+			}
+			wsum += w
+		}
+		R := geom.Identity3()
+		if wsum > 0 {
+			R = geom.PolarRotation(sum)
+		}
+		copy(out[9*v:9*v+9], R[:])
+	}
+	return true
 }
 
 // hessianStep is the relative step of the central difference that gives

@@ -302,6 +302,10 @@ type tetSolid struct {
 	// StressDifferentialCached unless a force field substitutes an
 	// approximate tangent (stiffness warping).
 	diff func(dF, dP, cache []float64)
+	// tangent writes the 9×9 matrix of diff (material.Tangent of law
+	// unless a force field substitutes its own with diff), for the
+	// element matrices.
+	tangent func(cache, A []float64)
 	// scratch holds 18 numbers (F or dF, then P or dP) per chunk of the
 	// element loops, at index lo/elementGrain of the chunk [lo, hi): the
 	// runner cuts its range into contiguous chunks of at least
@@ -331,6 +335,15 @@ type tetSolid struct {
 	cellCache  []float64 // law cache per chunk of the element loop (stride each)
 	cellBody   func(lo, hi int)
 	cellArrays map[string][]float64
+
+	// Element matrices (tet_assembly.go): 81 numbers (a 9×9 tangent) per
+	// chunk of the element loop, like scratch; the block pairs of
+	// StiffnessBlocks (built on first use); the output of the current
+	// KBlocks.
+	tscratch    []float64
+	blocks      []int32
+	argVals     []float64
+	kblocksBody func(lo, hi int)
 }
 
 // Cell data names: the arrays the tetrahedral force fields give VTU
@@ -391,11 +404,12 @@ func elementWeights(mesh *tetElements, h *material.StiffnessMap, rest []float64,
 // buffers and builds the loop bodies (once, so that calls allocate
 // nothing). diff may be nil for the law's exact tangent.
 func (s *tetSolid) setup(mesh *tetElements, law material.Law, weight []float64, st graph.State,
-	diff func(dF, dP, cache []float64)) {
+	diff func(dF, dP, cache []float64), tangent func(cache, A []float64)) {
 	s.mesh, s.law, s.weight, s.state = mesh, law, weight, st
-	s.diff = diff
+	s.diff, s.tangent = diff, tangent
 	if diff == nil {
 		s.diff = law.StressDifferentialCached
+		s.tangent = func(cache, A []float64) { material.Tangent(law, cache, A) }
 	}
 	s.stride = law.CacheSize()
 	ne := mesh.numElements()
@@ -404,6 +418,9 @@ func (s *tetSolid) setup(mesh *tetElements, law material.Law, weight []float64, 
 	s.elem = s.asm.elem
 	s.energies = make([]float64, ne)
 	s.scratch = make([]float64, 18*(ne/elementGrain+1))
+	s.tscratch = make([]float64, 81*(ne/elementGrain+1))
+	s.blocks = nil
+	s.kblocksBody = s.kblocksRange
 	s.linearised = false
 	s.forceBody = s.forceRange
 	s.dforceBody = s.dforceRange

@@ -201,10 +201,12 @@ func (c *TetrahedronFEMForceField) setup(mesh *tetElements, weight []float64, st
 		law = &material.CorotationalLinear{Lambda: c.lambda, Mu: c.mu, Invertible: true}
 	}
 	var diff func(dF, dP, cache []float64)
+	var tangent func(cache, A []float64)
 	if c.warped && c.method != methodSmall {
 		diff = c.warpedDifferential
+		tangent = c.warpedTangent
 	}
-	c.tetSolid.setup(mesh, law, weight, st, diff)
+	c.tetSolid.setup(mesh, law, weight, st, diff, tangent)
 	c.reported = c.rotatedLinearStress
 }
 
@@ -453,12 +455,20 @@ func tmulTo(C, A, B *geom.Mat3) {
 func largeDStress(dP *geom.Mat3, cc []float64, dF *geom.Mat3, mu, lam float64) {
 	cc = cc[:strideLarge:strideLarge]
 	R := (*geom.Mat3)(cc[:9])
+	var X, T geom.Mat3
+	tmulTo(&X, R, dF)
+	largeRotatedDStress(&T, cc, &X, mu, lam)
+	mulTo(dP, R, &T)
+}
+
+// largeRotatedDStress sets T = RᵀdP for X = RᵀdF (the differential of
+// largeDStress in the element's rotated frame).
+func largeRotatedDStress(T *geom.Mat3, cc []float64, X *geom.Mat3, mu, lam float64) {
+	cc = cc[:strideLarge:strideLarge]
 	u := cc[9:15:15]
 	ui := cc[15:18:18]
 	g := cc[18:24:24]
 	b := cc[24:27:27]
-	var X geom.Mat3
-	tmulTo(&X, R, dF)
 	// Strictly lower part of M = X U⁻¹.
 	m10 := X[3] * ui[0]
 	m20 := X[6] * ui[0]
@@ -492,10 +502,62 @@ func largeDStress(dP *geom.Mat3, cc []float64, dF *geom.Mat3, mu, lam float64) {
 	q00, q01, q02 := g[0], g[1], g[2]
 	q10, q11, q12 := g[1]-b[0], g[3], g[4]
 	q20, q21, q22 := g[2]-b[1], g[4]-b[2], g[5]
-	T := geom.Mat3{
+	*T = geom.Mat3{
 		-m10*q10 - m20*q20 + dg00, -m10*q11 - m20*q21 + dg01, -m10*q12 - m20*q22 + dg02,
 		m10*q00 - m21*q20 + dg01 - db10, m10*q01 - m21*q21 + dg11, m10*q02 - m21*q22 + dg12,
 		m20*q00 + m21*q10 + dg02 - db20, m20*q01 + m21*q11 + dg12 - db21, m20*q02 + m21*q12 + dg22,
 	}
-	mulTo(dP, R, &T)
+}
+
+// TangentCached implements material.TangentLaw: A = ∂P/∂F of the "large"
+// stress at the cached decomposition. In the rotated frame the
+// differential is the linear map X ↦ T(X) of largeRotatedDStress (dP =
+// R T(RᵀdF)); its 9×9 matrix Â is read off its values on the nine unit
+// matrices E_ql (each a one-entry X, for which the chain's products
+// reduce to a few terms), and A[ij][kl] = Σ_pq R_ip Â[pj][ql] R_kq.
+func (l *largeLaw) TangentCached(cache, A []float64) {
+	var Ahat [81]float64
+	var X, T geom.Mat3
+	for c := 0; c < 9; c++ {
+		X[c] = 1
+		largeRotatedDStress(&T, cache, &X, l.mu, l.lambda)
+		X[c] = 0
+		for p := 0; p < 9; p++ {
+			Ahat[9*p+c] = T[p]
+		}
+	}
+	rotateTangent(A, &Ahat, (*geom.Mat3)(cache[:9]))
+}
+
+// rotateTangent sets A[ij][kl] = Σ_pq R_ip Â[pj][ql] R_kq: the tangent of
+// P = R T(RᵀF) from the tangent Â of T (for every pair (j, l), the 3×3
+// slice over (p, q) is turned into R·slice·Rᵀ).
+func rotateTangent(A []float64, Ahat *[81]float64, R *geom.Mat3) {
+	A = A[:81:81]
+	var M, RM geom.Mat3
+	for j := 0; j < 3; j++ {
+		for l := 0; l < 3; l++ {
+			for p := 0; p < 3; p++ {
+				for q := 0; q < 3; q++ {
+					M[3*p+q] = Ahat[9*(3*p+j)+3*q+l]
+				}
+			}
+			mulTo(&RM, R, &M)
+			for i := 0; i < 3; i++ {
+				r0, r1, r2 := RM[3*i], RM[3*i+1], RM[3*i+2]
+				for k := 0; k < 3; k++ {
+					A[9*(3*i+j)+3*k+l] = r0*R[3*k] + r1*R[3*k+1] + r2*R[3*k+2]
+				}
+			}
+		}
+	}
+}
+
+// warpedTangent writes the 9×9 tangent of the stiffness-warping
+// differential (warpedDifferential): R L Rᵀ on the (i, k) indices, L the
+// linear-elastic tangent, R the element rotation first in the cache.
+func (c *TetrahedronFEMForceField) warpedTangent(cache, A []float64) {
+	var L [81]float64
+	material.LinearTangent(L[:], c.lambda, c.mu)
+	rotateTangent(A, &L, (*geom.Mat3)(cache[:9]))
 }

@@ -119,7 +119,7 @@ func (c *TetrahedronHyperelasticityFEMForceField) Init() error {
 	if err != nil {
 		return c.Wrap(err)
 	}
-	c.setup(mesh, law, w, st, nil)
+	c.setup(mesh, law, w, st, nil, nil)
 	return nil
 }
 

@@ -51,6 +51,7 @@ type DiagonalMass struct {
 	material.DensityMap
 
 	masses []float64 // per vertex
+	blocks []int32   // MassBlocks, built on first use
 }
 
 func init() {

@@ -54,6 +54,7 @@ type MeshMatrixMass struct {
 	col    []int32
 	val    []float64
 	lumped []float64 // row sums, Σ_e ρ_e V_e / 4 over the incident elements
+	blocks []int32   // MassBlocks, built on first use
 }
 
 func init() {

@@ -27,6 +27,7 @@ type UniformMass struct {
 
 	m       float64 // mass per DOF
 	gravity bool    // Vec3: apply gravity
+	blocks  []int32 // MassBlocks (Vec3), built on first use
 }
 
 func init() {

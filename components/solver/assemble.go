@@ -47,6 +47,9 @@ func (c *assemblyChecker) check(nd *graph.Node, needB bool) (bool, string) {
 				continue
 			}
 			_, isAsm := ff.(graph.StiffnessAssembler)
+			if ba, ok := ff.(graph.StiffnessBlockAssembler); ok && ba.StiffnessBlocks() != nil && st.Template().DerivSize() == 3 {
+				isAsm = true
+			}
 			switch {
 			case isAsm && !mapped:
 				if needB && !c.zeroDForce(st, ff, 0, 1) {
@@ -61,6 +64,9 @@ func (c *assemblyChecker) check(nd *graph.Node, needB bool) (bool, string) {
 		}
 		if ms := nd.Mass(); ms != nil {
 			_, isMA := ms.(graph.MassAssembler)
+			if ba, ok := ms.(graph.MassBlockAssembler); ok && ba.MassBlocks() != nil && st.Template().DerivSize() == 3 {
+				isMA = true
+			}
 			_, isKA := ms.(graph.StiffnessAssembler)
 			switch {
 			case mapped:

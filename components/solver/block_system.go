@@ -1,0 +1,410 @@
+package solver
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/sofago/sofago/graph"
+	"github.com/sofago/sofago/parallel"
+	"github.com/sofago/sofago/sparse"
+)
+
+// blockSystem assembles the system matrix A = m·M + k·K of an ODE
+// solver's subtree (its independent states) as a sparse.BSR3, for
+// SparseCholeskySolver and PCGLinearSolver. The scalar unknowns are the
+// independent states' derivative components one state after the other,
+// each state starting on a multiple of 3 (a state whose size is not a
+// multiple of 3 is padded with unknowns that behave as fixed DOFs).
+//
+// Sources, found once (the first assembly) on the independent states'
+// nodes:
+//   - force fields and masses that write 3×3 blocks
+//     (graph.StiffnessBlockAssembler, graph.MassBlockAssembler: the
+//     tetrahedral force fields and the Vec3 masses): their block lists
+//     are mapped to matrix positions once per pattern and their values
+//     summed by sparse.BSR3Assembly (parallel, deterministic);
+//   - the others that write scalar entries (graph.StiffnessAssembler,
+//     graph.MassAssembler: spring networks, reduced models, rigid
+//     masses): the entries of the first assembly are recorded, their
+//     positions found once, and later assemblies replay them, checking
+//     that each call writes the entry it wrote the first time (else the
+//     pattern is rebuilt).
+//
+// What may not be assembled (force fields and masses on mapped states,
+// interaction force fields, damping matrices) is checked as for the
+// direct solvers (assemblyChecker): assemble returns an error naming the
+// component.
+//
+// The projective constraints must fix components (projector diagonal with
+// 0/1 entries); the rows and columns of the fixed DOFs are zeroed and
+// their diagonal set to 1, so A stays symmetric positive definite when
+// the free part is, and a right-hand side zero on them gives a solution
+// zero on them.
+type blockSystem struct {
+	n       int // scalar size (3 × block rows)
+	states  []graph.State
+	offsets []int // scalar offset of each state (a multiple of 3)
+	sizes   []int // scalar size of each state
+	checked int   // 0: not checked, 1: checked without B, 2: with B
+	sources []sysSource
+	asm     *sparse.BSR3Assembly
+	rec     scalarRecord
+	replay  replayAccumulator
+
+	fixed     []bool  // per scalar unknown (pads are fixed)
+	fixedFor  []bool  // the fixed set zero and one were computed for
+	zero, one []int32 // value indices set to 0 (fixed rows and columns) and 1 (their diagonal)
+	diag      []float64
+	w, pw     []float64
+
+	runner parallel.Runner
+}
+
+// sysSource is one component writing into A.
+type sysSource struct {
+	obj   graph.Object
+	mass  bool // writes M (else K)
+	block bool // through blocks (else scalar entries)
+	off   int  // scalar offset of its state
+	src   int  // block sources: index in asm
+	pairs []int32
+}
+
+// errGeneralProjector reports constraints that mix components.
+var errGeneralProjector = errors.New("the projective constraints mix components (projector not diagonal 0/1)")
+
+// layout lists the independent states; it reports whether the layout
+// changed (then everything is recomputed).
+func (s *blockSystem) layout(ops *graph.Ops) bool {
+	ind := ops.Independent()
+	same := len(ind) == len(s.states)
+	n := 0
+	offsets := make([]int, 0, len(ind))
+	sizes := make([]int, 0, len(ind))
+	for i, st := range ind {
+		sz := st.Size() * st.Template().DerivSize()
+		offsets = append(offsets, n)
+		sizes = append(sizes, sz)
+		n += (sz + 2) / 3 * 3
+		same = same && s.states[i] == st && s.sizes[i] == sz
+	}
+	if same && s.n == n && s.fixed != nil {
+		return false
+	}
+	s.states = append(s.states[:0], ind...)
+	s.offsets, s.sizes, s.n = offsets, sizes, n
+	s.checked = 0
+	s.sources = nil
+	s.asm = nil
+	s.fixed = make([]bool, n)
+	s.fixedFor = nil
+	s.diag = make([]float64, n)
+	s.w = make([]float64, n)
+	s.pw = make([]float64, n)
+	return true
+}
+
+// check runs assemblyChecker once per level (with or without B).
+func (s *blockSystem) check(ops *graph.Ops, needB bool) error {
+	need := 1
+	if needB {
+		need = 2
+	}
+	if s.checked >= need {
+		return nil
+	}
+	var chk assemblyChecker
+	if ok, why := chk.check(ops.Root, needB); !ok {
+		return errors.New(why)
+	}
+	s.checked = need
+	return nil
+}
+
+// findFixed computes the fixed unknowns from the projector of ops.
+func (s *blockSystem) findFixed(ops *graph.Ops) error {
+	general, _ := projectorDiagonal(ops, s.states, s.offsets, s.diag, s.w, s.pw)
+	if general {
+		return errGeneralProjector
+	}
+	clear(s.fixed)
+	for si, off := range s.offsets {
+		for i := 0; i < s.sizes[si]; i++ {
+			s.fixed[off+i] = s.diag[off+i] == 0
+		}
+		for i := off + s.sizes[si]; i < off+(s.sizes[si]+2)/3*3; i++ {
+			s.fixed[i] = true // padding
+		}
+	}
+	return nil
+}
+
+// collect finds the sources on the independent states' nodes.
+func (s *blockSystem) collect() {
+	s.sources = s.sources[:0]
+	for si, st := range s.states {
+		nd := st.Base().Node
+		off := s.offsets[si]
+		vec3 := st.Template().DerivSize() == 3
+		for _, o := range nd.Objects {
+			if _, isMass := o.(graph.Mass); isMass {
+				continue
+			}
+			if _, isFF := o.(graph.ForceField); !isFF {
+				continue
+			}
+			if ba, ok := o.(graph.StiffnessBlockAssembler); ok && vec3 {
+				if p := ba.StiffnessBlocks(); p != nil {
+					s.sources = append(s.sources, sysSource{obj: o, block: true, off: off, pairs: shiftPairs(p, off/3)})
+					continue
+				}
+			}
+			if _, ok := o.(graph.StiffnessAssembler); ok {
+				s.sources = append(s.sources, sysSource{obj: o, off: off})
+			}
+		}
+		if ms := nd.Mass(); ms != nil {
+			added := false
+			if ba, ok := ms.(graph.MassBlockAssembler); ok && vec3 {
+				if p := ba.MassBlocks(); p != nil {
+					s.sources = append(s.sources, sysSource{obj: ms, mass: true, block: true, off: off, pairs: shiftPairs(p, off/3)})
+					added = true
+				}
+			}
+			if _, ok := ms.(graph.MassAssembler); ok && !added {
+				s.sources = append(s.sources, sysSource{obj: ms, mass: true, off: off})
+			}
+			if _, ok := ms.(graph.StiffnessAssembler); ok {
+				s.sources = append(s.sources, sysSource{obj: ms, off: off})
+			}
+		}
+	}
+}
+
+// shiftPairs returns the pairs shifted by d blocks (the pairs themselves
+// when d = 0).
+func shiftPairs(p []int32, d int) []int32 {
+	if d == 0 {
+		return p
+	}
+	q := make([]int32, len(p))
+	for i, v := range p {
+		q[i] = v + int32(d)
+	}
+	return q
+}
+
+// assemble returns A = m·M + k·K of the subtree with the fixed rows and
+// columns replaced by identity ones (the matrix is the system's own
+// storage, valid until the next call). b ≠ 0 requires the subtree to have
+// no damping matrix (checked).
+func (s *blockSystem) assemble(ops *graph.Ops, m, b, k float64) (*sparse.BSR3, error) {
+	s.layout(ops)
+	if err := s.check(ops, b != 0); err != nil {
+		return nil, err
+	}
+	if err := s.findFixed(ops); err != nil {
+		return nil, err
+	}
+	if s.sources == nil {
+		s.collect()
+	}
+	if s.asm == nil || !s.values(m, k) {
+		if err := s.build(m, k); err != nil {
+			return nil, err
+		}
+	}
+	s.applyFixed()
+	return s.asm.A, nil
+}
+
+// writeBlocks lets every block source write its values.
+func (s *blockSystem) writeBlocks(m, k float64) {
+	for _, src := range s.sources {
+		if !src.block {
+			continue
+		}
+		v := s.asm.Source(src.src)
+		if src.mass {
+			src.obj.(graph.MassBlockAssembler).MBlocks(v, m)
+		} else {
+			src.obj.(graph.StiffnessBlockAssembler).KBlocks(v, k)
+		}
+	}
+}
+
+// callScalar runs every scalar source with acc (shifted to its state).
+func (s *blockSystem) callScalar(acc interface {
+	graph.MatrixAccumulator
+	setOffset(int)
+}, m, k float64) {
+	for _, src := range s.sources {
+		if src.block {
+			continue
+		}
+		acc.setOffset(src.off)
+		if src.mass {
+			src.obj.(graph.MassAssembler).AddMToMatrix(acc, m)
+		} else {
+			src.obj.(graph.StiffnessAssembler).AddKToMatrix(acc, k)
+		}
+	}
+}
+
+// build computes the pattern from the sources (recording the scalar
+// entries on the way) and assembles the values.
+func (s *blockSystem) build(m, k float64) error {
+	s.rec = scalarRecord{n: s.n}
+	s.callScalar(&s.rec, m, k)
+	if s.rec.err != nil {
+		return s.rec.err
+	}
+	lists := [][]int32{}
+	for i := range s.sources {
+		if s.sources[i].block {
+			s.sources[i].src = len(lists)
+			lists = append(lists, s.sources[i].pairs)
+		}
+	}
+	extra := make([]int32, 0, 2*len(s.rec.rows))
+	for q := range s.rec.rows {
+		extra = append(extra, s.rec.rows[q]/3, s.rec.cols[q]/3)
+	}
+	asm, err := sparse.NewBSR3Assembly(s.n/3, lists, extra)
+	if err != nil {
+		return fmt.Errorf("assembly: %w", err)
+	}
+	s.asm = asm
+	s.fixedFor = nil
+	s.rec.pos = make([]int32, len(s.rec.rows))
+	for q := range s.rec.rows {
+		s.rec.pos[q] = int32(asm.ScalarIndex(int(s.rec.rows[q]), int(s.rec.cols[q])))
+	}
+	s.writeBlocks(m, k)
+	asm.Gather(&s.runner)
+	for q, p := range s.rec.pos {
+		asm.A.Val[p] += s.rec.vals[q]
+	}
+	return nil
+}
+
+// values assembles into the known pattern; false when a scalar source
+// wrote an entry other than the recorded one (the pattern must be
+// rebuilt).
+func (s *blockSystem) values(m, k float64) bool {
+	s.writeBlocks(m, k)
+	s.asm.Gather(&s.runner)
+	if len(s.rec.rows) == 0 && !s.hasScalar() {
+		return true
+	}
+	s.replay = replayAccumulator{rec: &s.rec, val: s.asm.A.Val}
+	s.callScalar(&s.replay, m, k)
+	return !s.replay.miss && s.replay.next == len(s.rec.rows)
+}
+
+func (s *blockSystem) hasScalar() bool {
+	for _, src := range s.sources {
+		if !src.block {
+			return true
+		}
+	}
+	return false
+}
+
+// applyFixed zeroes the fixed rows and columns and puts 1 on their
+// diagonal (the index lists are recomputed when the fixed set changes).
+func (s *blockSystem) applyFixed() {
+	a := s.asm.A
+	if !slices.Equal(s.fixed, s.fixedFor) {
+		s.zero, s.one = s.zero[:0], s.one[:0]
+		for i := 0; i < a.N; i++ {
+			fr := s.fixed[3*i] || s.fixed[3*i+1] || s.fixed[3*i+2]
+			for p := a.RowPtr[i]; p < a.RowPtr[i+1]; p++ {
+				j := int(a.Col[p])
+				if !fr && !s.fixed[3*j] && !s.fixed[3*j+1] && !s.fixed[3*j+2] {
+					continue
+				}
+				for r := 0; r < 3; r++ {
+					for c := 0; c < 3; c++ {
+						if s.fixed[3*i+r] || s.fixed[3*j+c] {
+							s.zero = append(s.zero, 9*p+int32(3*r+c))
+							if i == j && r == c {
+								s.one = append(s.one, 9*p+int32(3*r+c))
+							}
+						}
+					}
+				}
+			}
+		}
+		s.fixedFor = append(s.fixedFor[:0], s.fixed...)
+	}
+	for _, q := range s.zero {
+		a.Val[q] = 0
+	}
+	for _, q := range s.one {
+		a.Val[q] = 1
+	}
+}
+
+// locate maps a scalar unknown to its state, DOF and component.
+func (s *blockSystem) locate(row int) (graph.State, int, int) {
+	si := len(s.states) - 1
+	for si > 0 && s.offsets[si] > row {
+		si--
+	}
+	st := s.states[si]
+	d := st.Template().DerivSize()
+	r := row - s.offsets[si]
+	return st, r / d, r % d
+}
+
+// scalarRecord records the scalar entries of the first assembly (global
+// indices) and, after the pattern is built, their value positions.
+type scalarRecord struct {
+	n          int
+	off        int
+	rows, cols []int32
+	vals       []float64
+	pos        []int32
+	err        error
+}
+
+func (r *scalarRecord) setOffset(off int) { r.off = off }
+
+func (r *scalarRecord) Add(row, col int, v float64) {
+	row += r.off
+	col += r.off
+	if uint(row) >= uint(r.n) || uint(col) >= uint(r.n) {
+		if r.err == nil {
+			r.err = fmt.Errorf("assembly: entry (%d, %d) out of range of the %d×%d system", row, col, r.n, r.n)
+		}
+		return
+	}
+	r.rows = append(r.rows, int32(row))
+	r.cols = append(r.cols, int32(col))
+	r.vals = append(r.vals, v)
+}
+
+// replayAccumulator adds the k-th entry of an assembly at the position
+// recorded for the k-th entry of the first one, after checking that it is
+// the same (row, column): no search.
+type replayAccumulator struct {
+	rec  *scalarRecord
+	val  []float64
+	off  int
+	next int
+	miss bool
+}
+
+func (r *replayAccumulator) setOffset(off int) { r.off = off }
+
+func (r *replayAccumulator) Add(row, col int, v float64) {
+	q := r.next
+	r.next++
+	if q >= len(r.rec.rows) || int(r.rec.rows[q]) != row+r.off || int(r.rec.cols[q]) != col+r.off {
+		r.miss = true
+		return
+	}
+	r.val[r.rec.pos[q]] += v
+}
