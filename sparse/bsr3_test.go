@@ -141,3 +141,48 @@ func TestBSR3Errors(t *testing.T) {
 		t.Error("odd pair list accepted")
 	}
 }
+
+// gridBSR3 returns a BSR3 with the graph of a Kuhn-split grid of
+// nx×ny×nz points (each point coupled to itself and its 14 Freudenthal
+// neighbours), random values.
+func gridBSR3(nx, ny, nz int) *BSR3 {
+	id := func(i, j, k int) int32 { return int32((k*ny+j)*nx + i) }
+	off := [][3]int{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {1, 1, 0}, {1, 0, 1}, {0, 1, 1}, {1, 1, 1}}
+	var pairs []int32
+	for k := 0; k < nz; k++ {
+		for j := 0; j < ny; j++ {
+			for i := 0; i < nx; i++ {
+				for _, o := range off {
+					for _, s := range []int{1, -1} {
+						a, b, c := i+s*o[0], j+s*o[1], k+s*o[2]
+						if a >= 0 && a < nx && b >= 0 && b < ny && c >= 0 && c < nz {
+							pairs = append(pairs, id(i, j, k), id(a, b, c))
+						}
+					}
+				}
+			}
+		}
+	}
+	A, _ := NewBSR3(nx*ny*nz, pairs)
+	rng := rand.New(rand.NewPCG(5, 6))
+	for i := range A.Val {
+		A.Val[i] = rng.NormFloat64()
+	}
+	return A
+}
+
+// BenchmarkBSR3MulVec is one product with the 105×5×5-point grid (the
+// 9,984-tetrahedron beam's pattern), serial; per block.
+func BenchmarkBSR3MulVec(b *testing.B) {
+	A := gridBSR3(105, 5, 5)
+	x, y := make([]float64, 3*A.N), make([]float64, 3*A.N)
+	for i := range x {
+		x[i] = float64(i%13) - 6
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		A.MulVec(y, x)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(A.Blocks()), "ns/block")
+	b.ReportMetric(float64(A.Blocks()), "blocks")
+}

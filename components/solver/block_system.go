@@ -219,6 +219,23 @@ func (s *blockSystem) assemble(ops *graph.Ops, m, b, k float64) (*sparse.BSR3, e
 	return s.asm.A, nil
 }
 
+// assemblePartial returns m·M + k·K of what the independent states'
+// components can write (without the check that nothing else contributes,
+// and without the constraints): the diagonal of an approximate Jacobi
+// preconditioner for subtrees that cannot be assembled.
+func (s *blockSystem) assemblePartial(ops *graph.Ops, m, k float64) (*sparse.BSR3, error) {
+	s.layout(ops)
+	if s.sources == nil {
+		s.collect()
+	}
+	if s.asm == nil || !s.values(m, k) {
+		if err := s.build(m, k); err != nil {
+			return nil, err
+		}
+	}
+	return s.asm.A, nil
+}
+
 // writeBlocks lets every block source write its values.
 func (s *blockSystem) writeBlocks(m, k float64) {
 	for _, src := range s.sources {

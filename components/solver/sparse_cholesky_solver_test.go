@@ -256,7 +256,7 @@ name = "n"
 // beam10kScene is the beam of validation/bench_test.go (104 × 4 × 4 cells,
 // 9,984 corotational tetrahedra, 2,625 vertices, clamped at x = 0) with
 // the linear solver block lin.
-func beam10kScene(b *testing.B, lin string) *graph.Scene {
+func beam10kScene(b testing.TB, lin string) *graph.Scene {
 	return graphtest.MustLoad(b, "beam10k.toml", `
 dt = 0.01
 gravity = [0, -9.81, 0]
@@ -283,6 +283,7 @@ name = "beam"
   massDensity = 1000
   [[node.object]]
   type = "TetrahedronFEMForceField"
+  name = "fem"
   method = "large"
   youngModulus = 1e8
   poissonRatio = 0.3

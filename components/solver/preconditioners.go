@@ -1,0 +1,262 @@
+package solver
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/sofago/sofago/geom"
+	"github.com/sofago/sofago/graph"
+	"github.com/sofago/sofago/sparse"
+)
+
+// The preconditioners of PCGLinearSolver, on the flat unknowns of a
+// blockSystem (3 per block row). Each applies z = P⁻¹ r for a symmetric
+// positive definite P; the solver zeroes the fixed components of z
+// afterwards, so that the preconditioned iteration stays in the subspace
+// the constraints leave free.
+
+// jacobiPrecond is z = r / diag(A).
+type jacobiPrecond struct{ inv []float64 }
+
+// setFromBSR takes the diagonal of A (which must be positive; the fixed
+// rows carry 1).
+func (j *jacobiPrecond) setFromBSR(A *sparse.BSR3) error {
+	n := 3 * A.N
+	if len(j.inv) != n {
+		j.inv = make([]float64, n)
+	}
+	for i := 0; i < A.N; i++ {
+		d := A.DiagonalBlock(i)
+		for c := 0; c < 3; c++ {
+			v := d[4*c]
+			if !(v > 0) || math.IsInf(v, 0) {
+				return fmt.Errorf("Jacobi preconditioner: diagonal entry %d is %g (want > 0)", 3*i+c, v)
+			}
+			j.inv[3*i+c] = 1 / v
+		}
+	}
+	return nil
+}
+
+// setApproximate takes the diagonal of an incomplete assembly (the parts
+// of the system that can be assembled): entries that are not positive
+// (DOFs whose mass and stiffness all come through mappings) get the mean
+// of the positive ones, or 1 if there is none.
+func (j *jacobiPrecond) setApproximate(A *sparse.BSR3) {
+	n := 3 * A.N
+	if len(j.inv) != n {
+		j.inv = make([]float64, n)
+	}
+	sum, cnt := 0.0, 0
+	for i := 0; i < A.N; i++ {
+		d := A.DiagonalBlock(i)
+		for c := 0; c < 3; c++ {
+			if v := d[4*c]; v > 0 && !math.IsInf(v, 0) {
+				sum += v
+				cnt++
+			}
+		}
+	}
+	mean := 1.0
+	if cnt > 0 {
+		mean = sum / float64(cnt)
+	}
+	for i := 0; i < A.N; i++ {
+		d := A.DiagonalBlock(i)
+		for c := 0; c < 3; c++ {
+			v := d[4*c]
+			if !(v > 0) || math.IsInf(v, 0) {
+				v = mean
+			}
+			j.inv[3*i+c] = 1 / v
+		}
+	}
+}
+
+func (j *jacobiPrecond) apply(z, r []float64) {
+	inv := j.inv[:len(r)]
+	for i, v := range r {
+		z[i] = v * inv[i]
+	}
+}
+
+// blockJacobiPrecond is z_i = A_ii⁻¹ r_i with A_ii the 3×3 diagonal block
+// of each point: it captures the coupling of a point's three directions
+// that Jacobi ignores (strong in stretched or rotated elements).
+type blockJacobiPrecond struct{ inv []float64 } // 9 per block row
+
+func (b *blockJacobiPrecond) set(A *sparse.BSR3) error {
+	if len(b.inv) != 9*A.N {
+		b.inv = make([]float64, 9*A.N)
+	}
+	for i := 0; i < A.N; i++ {
+		m := geom.Mat3(A.DiagonalBlock(i))
+		// A_ii is symmetric positive definite for an SPD A: its
+		// Cholesky exists; the inverse by cofactors is exact enough.
+		if !(m[0] > 0) || !(m[0]*m[4]-m[1]*m[3] > 0) || !(m.Det() > 0) {
+			return fmt.Errorf("block-Jacobi preconditioner: diagonal block %d is not positive definite", i)
+		}
+		inv, _ := m.Inverse()
+		copy(b.inv[9*i:9*i+9], inv[:])
+	}
+	return nil
+}
+
+func (b *blockJacobiPrecond) apply(z, r []float64) {
+	for i := 0; 3*i < len(r); i++ {
+		m := b.inv[9*i : 9*i+9 : 9*i+9]
+		rs := r[3*i : 3*i+3 : 3*i+3]
+		zs := z[3*i : 3*i+3 : 3*i+3]
+		r0, r1, r2 := rs[0], rs[1], rs[2]
+		zs[0] = m[0]*r0 + m[1]*r1 + m[2]*r2
+		zs[1] = m[3]*r0 + m[4]*r1 + m[5]*r2
+		zs[2] = m[6]*r0 + m[7]*r1 + m[8]*r2
+	}
+}
+
+// warpPrecond is SOFA's WarpPreconditioner: a sparse Cholesky factor of
+// the system A₀ assembled at a reference configuration, applied in the
+// frames the points have turned by since: with Rᵢ the current rotation
+// of point i (graph.PointRotations) and R⁰ᵢ the one at the reference,
+// Wᵢ = Rᵢ R⁰ᵢᵀ and P = W A₀ Wᵀ, so
+//
+//	z = W A₀⁻¹ Wᵀ r.
+//
+// For a body that has only rotated rigidly since the reference, P is the
+// system itself. It is refactorised (the reference moved to the current
+// configuration) when some point has turned by more than a threshold
+// angle since the reference, or when the system's factors m, b, k, its
+// pattern or its fixed DOFs change.
+type warpPrecond struct {
+	chol      *sparse.Cholesky
+	sym       *sparse.Symbolic
+	csr       *sparse.CSR
+	csrFor    *sparse.BSR3
+	r0, rcur  []float64 // 9 per block row (identity where no rotation is known)
+	w         []float64 // Wᵢ = Rᵢ R⁰ᵢᵀ
+	t, y      []float64
+	covered   []bool // block rows whose rotation is known
+	factors   [3]float64
+	fixedFor  []bool
+	refactors int
+	drift     float64 // largest rotation angle of the last apply's W
+}
+
+// providers returns, per independent state, the force field giving its
+// point rotations (nil for a state with none: non-Vec3 states keep the
+// identity).
+func warpProviders(sys *blockSystem) ([]graph.PointRotations, error) {
+	out := make([]graph.PointRotations, len(sys.states))
+	any := false
+	for si, st := range sys.states {
+		if st.Template().DerivSize() != 3 || st.Template().CoordSize() != 3 {
+			continue
+		}
+		for _, o := range st.Base().Node.Objects {
+			if pr, ok := o.(graph.PointRotations); ok {
+				out[si] = pr
+				any = true
+				break
+			}
+		}
+	}
+	if !any {
+		return nil, fmt.Errorf("preconditioner = \"warp\" needs a force field that gives point rotations (TetrahedronFEMForceField, TetrahedronHyperelasticityFEMForceField) on an independent Vec3 state; none found")
+	}
+	return out, nil
+}
+
+// rotations fills rcur (and covered) from the providers.
+func (w *warpPrecond) rotations(sys *blockSystem, prov []graph.PointRotations) {
+	nb := sys.n / 3
+	if len(w.rcur) != 9*nb {
+		w.rcur = make([]float64, 9*nb)
+		w.r0 = make([]float64, 9*nb)
+		w.w = make([]float64, 9*nb)
+		w.covered = make([]bool, nb)
+		w.t = make([]float64, sys.n)
+		w.y = make([]float64, sys.n)
+	}
+	id := geom.Identity3()
+	for i := 0; i < nb; i++ {
+		copy(w.rcur[9*i:9*i+9], id[:])
+		w.covered[i] = false
+	}
+	for si, pr := range prov {
+		if pr == nil {
+			continue
+		}
+		b0 := sys.offsets[si] / 3
+		np := sys.sizes[si] / 3
+		if pr.PointRotations(w.rcur[9*b0 : 9*(b0+np)]) {
+			for i := b0; i < b0+np; i++ {
+				w.covered[i] = true
+			}
+		}
+	}
+}
+
+// maxDrift returns the largest angle of Rᵢ R⁰ᵢᵀ and sets w.w.
+func (w *warpPrecond) maxDrift() float64 {
+	worst := 0.0
+	for i := range w.covered {
+		R := (*geom.Mat3)(w.rcur[9*i : 9*i+9])
+		R0 := (*geom.Mat3)(w.r0[9*i : 9*i+9])
+		W := R.MulT(*R0)
+		copy(w.w[9*i:9*i+9], W[:])
+		c := math.Max(-1, math.Min(1, 0.5*(W.Trace()-1)))
+		worst = math.Max(worst, math.Acos(c))
+	}
+	return worst
+}
+
+// factor factorises A (the system at the current configuration) and
+// makes the current rotations the reference.
+func (w *warpPrecond) factor(A *sparse.BSR3, m, b, k float64, fixed []bool) error {
+	if w.csrFor != A || w.csr == nil || len(w.csr.Val) != len(A.Val) {
+		w.csr = A.ToCSR()
+		w.csrFor = A
+		w.sym = nil
+	} else {
+		A.CopyToCSR(w.csr)
+	}
+	if w.sym == nil {
+		sym, err := sparse.Analyze(w.csr, nil)
+		if err != nil {
+			return fmt.Errorf("warp preconditioner: symbolic analysis: %w", err)
+		}
+		w.sym = sym
+	}
+	chol, err := w.sym.Factor(w.csr)
+	if err != nil {
+		return fmt.Errorf("warp preconditioner: factorising the reference system: %w", err)
+	}
+	w.chol = chol
+	copy(w.r0, w.rcur)
+	w.factors = [3]float64{m, b, k}
+	w.fixedFor = append(w.fixedFor[:0], fixed...)
+	w.refactors++
+	return nil
+}
+
+func (w *warpPrecond) apply(z, r []float64) {
+	t, y := w.t, w.y
+	// t = Wᵀ r per point, y = A₀⁻¹ t, z = W y.
+	for i := range w.covered {
+		m := w.w[9*i : 9*i+9 : 9*i+9]
+		rs := r[3*i : 3*i+3 : 3*i+3]
+		r0, r1, r2 := rs[0], rs[1], rs[2]
+		t[3*i] = m[0]*r0 + m[3]*r1 + m[6]*r2
+		t[3*i+1] = m[1]*r0 + m[4]*r1 + m[7]*r2
+		t[3*i+2] = m[2]*r0 + m[5]*r1 + m[8]*r2
+	}
+	w.chol.Solve(y, t)
+	for i := range w.covered {
+		m := w.w[9*i : 9*i+9 : 9*i+9]
+		ys := y[3*i : 3*i+3 : 3*i+3]
+		y0, y1, y2 := ys[0], ys[1], ys[2]
+		z[3*i] = m[0]*y0 + m[1]*y1 + m[2]*y2
+		z[3*i+1] = m[3]*y0 + m[4]*y1 + m[5]*y2
+		z[3*i+2] = m[6]*y0 + m[7]*y1 + m[8]*y2
+	}
+}
