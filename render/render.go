@@ -54,6 +54,14 @@ type Renderer struct {
 	grid []fauxgl.Line
 	out  *image.NRGBA
 
+	// The scene's bounds and up direction, for the scenery.
+	lo, hi, up geom.Vec3
+	// Static obstacles (SetScenery): ground patches drawn flat, the first
+	// one carrying the grid; solid obstacles shaded.
+	patches []patch
+	flat    *fauxgl.SolidColorShader
+	solids  []visual.Surface
+
 	cache map[visual.Surface]*surfaceCache
 }
 
@@ -100,7 +108,7 @@ func newSurfaceCache(tris [][3]int, nv int) *surfaceCache {
 // fitted), perpendicular to up.
 func NewRenderer(view *View, opt Options, lo, hi, up geom.Vec3) *Renderer {
 	k := max(opt.Supersample, 1)
-	r := &Renderer{View: view, opt: opt, cache: map[visual.Surface]*surfaceCache{}}
+	r := &Renderer{View: view, opt: opt, cache: map[visual.Surface]*surfaceCache{}, lo: lo, hi: hi, up: up}
 	r.ctx = fauxgl.NewContext(view.Width*k, view.Height*k)
 	r.ctx.ClearColor = Background
 	r.ctx.LineWidth = float64(k)
@@ -119,6 +127,62 @@ func NewRenderer(view *View, opt Options, lo, hi, up geom.Vec3) *Renderer {
 	return r
 }
 
+// SetScenery adds the static obstacles to every later picture. When
+// there are planes, each is drawn as a flat patch around the scene's
+// footprint (planePatch, sized from the bounds given to NewRenderer), and
+// the ground grid lies on the one facing most upward instead of under the
+// bounds; solid obstacles are shaded like surfaces.
+func (r *Renderer) SetScenery(sc Scenery) {
+	r.patches, r.solids = nil, sc.Solids
+	if len(sc.Planes) == 0 {
+		return
+	}
+	g := groundIndex(sc.Planes, r.up)
+	r.patches = append(r.patches, planePatch(sc.Planes[g], r.lo, r.hi))
+	for i, pl := range sc.Planes {
+		if i != g {
+			r.patches = append(r.patches, planePatch(pl, r.lo, r.hi))
+		}
+	}
+	for i := 1; i < len(r.patches); i++ {
+		r.patches[i].lines = nil // the grid is on the ground only
+	}
+	if r.opt.NoGrid {
+		r.patches[0].lines = nil
+	}
+	r.grid = nil
+	c := GroundColor
+	r.flat = fauxgl.NewSolidColorShader(r.View.matrix, fauxgl.Color{R: c[0], G: c[1], B: c[2], A: 1})
+}
+
+// drawPatches draws the ground patches flat, the ground first, then its
+// grid on it (drawn over it whatever the depth: the lines lie in the
+// patch, where a depth test would flicker between them), then the other
+// planes with the depth test.
+func (r *Renderer) drawPatches() {
+	ctx := r.ctx
+	ctx.Cull = fauxgl.CullNone
+	ctx.DepthBias = 0
+	for k := range r.patches {
+		p := &r.patches[k]
+		ctx.Shader = r.flat
+		for _, tri := range [2][3]int{{0, 1, 2}, {0, 2, 3}} {
+			t := fauxgl.Triangle{V1: fauxgl.Vertex{Position: vec(p.corners[tri[0]])},
+				V2: fauxgl.Vertex{Position: vec(p.corners[tri[1]])}, V3: fauxgl.Vertex{Position: vec(p.corners[tri[2]])}}
+			ctx.DrawTriangle(&t)
+		}
+		if len(p.lines) > 0 {
+			r.line.Color = GridColor
+			ctx.Shader = r.line
+			ctx.ReadDepth, ctx.WriteDepth = false, false
+			for i := range p.lines {
+				ctx.DrawLine(&p.lines[i])
+			}
+			ctx.ReadDepth, ctx.WriteDepth = true, true
+		}
+	}
+}
+
 // groundGrid returns the lines of a square grid in the plane perpendicular
 // to up, a quarter of the box's size below it, extending one box size
 // beyond it on each side, with a round spacing (1, 2 or 5 × 10ⁿ) near a
@@ -129,14 +193,7 @@ func groundGrid(lo, hi, up geom.Vec3) []fauxgl.Line {
 	if size == 0 {
 		size = 1
 	}
-	// Two axes spanning the plane: the world axis least aligned with up,
-	// made orthogonal to it, and their cross product.
-	a := geom.Vec3{1, 0, 0}
-	if math.Abs(u[0]) > 0.9 {
-		a = geom.Vec3{0, 0, 1}
-	}
-	e1 := a.Sub(u.Scale(a.Dot(u))).Normalized()
-	e2 := u.Cross(e1)
+	e1, e2 := planeAxes(u)
 	c := lo.Add(hi).Scale(0.5)
 	height := math.Inf(1)
 	for i := 0; i < 8; i++ {
@@ -182,6 +239,10 @@ func (r *Renderer) Render(surfaces []visual.Surface) *image.NRGBA {
 		for i := range r.grid {
 			ctx.DrawLine(&r.grid[i])
 		}
+	}
+	r.drawPatches()
+	for _, s := range r.solids {
+		r.drawSurface(s)
 	}
 	for _, s := range surfaces {
 		r.drawSurface(s)

@@ -19,7 +19,11 @@ import (
 //
 // A scene without visual surfaces is drawn from the triangles of its
 // states' own topologies (the boundary of each tetrahedral mesh, in grey),
-// so every deformable object still shows.
+// so every deformable object still shows. Rigid3 and Affine3 frames under
+// which nothing is drawn (rigid bodies without a visual model, the frames
+// of frame-based models) are drawn as their axes (frameSurfaces). The
+// static obstacles (CollectScenery) are drawn too: planes as ground
+// patches carrying the grid, the others as shaded solids.
 type Pictures struct {
 	Scene *graph.Scene
 	Opt   Options
@@ -28,10 +32,11 @@ type Pictures struct {
 
 	surfaces []visual.Surface
 	fallback bool
+	scenery  Scenery
 	r        *Renderer
 }
 
-// NewPictures collects the surfaces of an initialised scene.
+// NewPictures collects the surfaces and obstacles of an initialised scene.
 func NewPictures(s *graph.Scene, opt Options) (*Pictures, error) {
 	if opt.Width < 1 || opt.Height < 1 {
 		return nil, fmt.Errorf("picture size %d×%d", opt.Width, opt.Height)
@@ -41,16 +46,39 @@ func NewPictures(s *graph.Scene, opt Options) (*Pictures, error) {
 		p.surfaces = stateSurfaces(s)
 		p.fallback = true
 	}
+	p.surfaces = append(p.surfaces, frameSurfaces(s, p.surfaces)...)
 	if len(p.surfaces) == 0 {
-		return nil, fmt.Errorf("nothing to draw: the scene has no visual surface (add a VisualModel) and no state with a triangle or tetrahedral topology")
+		return nil, fmt.Errorf("nothing to draw: the scene has no visual surface (add a VisualModel), no state with a triangle or tetrahedral topology and no Rigid3 or Affine3 frame")
 	}
+	p.scenery = CollectScenery(s)
 	return p, nil
 }
 
-// Surfaces returns what is drawn; fallback is true when these are the
-// states' own boundaries because the scene has no visual surface.
+// Surfaces returns what is drawn (obstacles aside); fallback is true when
+// these are the states' own boundaries because the scene has no visual
+// surface.
 func (p *Pictures) Surfaces() (surfaces []visual.Surface, fallback bool) {
 	return p.surfaces, p.fallback
+}
+
+// Scenery returns the static obstacles drawn.
+func (p *Pictures) Scenery() Scenery { return p.scenery }
+
+// Colors returns the colours the pictures use for surfaces (before
+// shading): every surface's, the obstacles' and the ground's when there
+// are some; an animated GIF's palette is made from them.
+func (p *Pictures) Colors() [][3]float64 {
+	var out [][3]float64
+	for _, s := range p.surfaces {
+		out = append(out, s.SurfaceColor())
+	}
+	if len(p.scenery.Solids) > 0 {
+		out = append(out, ObstacleColor)
+	}
+	if len(p.scenery.Planes) > 0 {
+		out = append(out, GroundColor)
+	}
+	return out
 }
 
 // View returns the view, fitted at the first Render (nil before).
@@ -86,6 +114,7 @@ func (p *Pictures) fit() error {
 	if !ok {
 		return fmt.Errorf("the visual surfaces have no points")
 	}
+	lo, hi = nearObstacles(lo, hi, p.scenery.Solids)
 	up := geom.Vec3{0, 1, 0}
 	if g := p.Scene.Gravity; g.Norm() > 0 {
 		up = g.Scale(-1 / g.Norm())
@@ -130,8 +159,76 @@ func (p *Pictures) fit() error {
 	if err != nil {
 		return fmt.Errorf("camera: %w", err)
 	}
+	if !p.scenery.Empty() {
+		if view, err = enclose(view, p.scenery, lo3, hi3); err != nil {
+			return fmt.Errorf("camera: %w", err)
+		}
+	}
 	p.r = NewRenderer(view, p.Opt, lo3, hi3, up)
+	p.r.SetScenery(p.scenery)
 	return nil
+}
+
+// nearObstacles returns the box [lo, hi] grown to take in the parts of the
+// solid obstacles near it: each obstacle's bounding box clipped to [lo,
+// hi] grown by half its diagonal on every side. So a fitted view shows
+// the wall a body is about to hit or rests against, without zooming out
+// to a whole large obstacle far from the action.
+func nearObstacles(lo, hi [3]float64, solids []visual.Surface) (nlo, nhi [3]float64) {
+	nlo, nhi = lo, hi
+	g := 0.5 * geom.Vec3(hi).Sub(geom.Vec3(lo)).Norm()
+	for _, s := range solids {
+		olo, ohi, ok := visual.Bounds([]visual.Surface{s})
+		if !ok {
+			continue
+		}
+		var clo, chi [3]float64
+		for a := 0; a < 3; a++ {
+			clo[a], chi[a] = math.Max(olo[a], lo[a]-g), math.Min(ohi[a], hi[a]+g)
+			if clo[a] > chi[a] {
+				ok = false
+			}
+		}
+		if !ok {
+			continue
+		}
+		for a := 0; a < 3; a++ {
+			nlo[a], nhi[a] = math.Min(nlo[a], clo[a]), math.Max(nhi[a], chi[a])
+		}
+	}
+	return nlo, nhi
+}
+
+// enclose returns the view with its clipping distances widened, if need
+// be, to take in the obstacles drawn with the scene whose bounds are [lo,
+// hi] (a wall or a ground patch nearer or farther than the fitted range):
+// near is at most half the distance of the nearest obstacle point in front
+// of the eye (but at least 1e-3 of the distance to the target, for the
+// depth buffer's resolution), far at least 1.1 times the farthest.
+func enclose(v *View, sc Scenery, lo, hi geom.Vec3) (*View, error) {
+	fwd := v.Center.Sub(v.Eye).Normalized()
+	near, far := v.Near, v.Far
+	take := func(p geom.Vec3) {
+		if d := p.Sub(v.Eye).Dot(fwd); d > 0 {
+			near, far = math.Min(near, 0.5*d), math.Max(far, 1.1*d)
+		}
+	}
+	for _, pl := range sc.Planes {
+		for _, c := range planePatch(pl, lo, hi).corners {
+			take(c)
+		}
+	}
+	for _, s := range sc.Solids {
+		pts, _, _ := s.SurfaceMesh()
+		for i := 0; i+2 < len(pts); i += 3 {
+			take(geom.Vec3{pts[i], pts[i+1], pts[i+2]})
+		}
+	}
+	near = math.Max(near, 1e-3*v.Center.Sub(v.Eye).Norm())
+	if near == v.Near && far == v.Far {
+		return v, nil
+	}
+	return NewView(v.Eye, v.Center, v.Up, v.FovY, v.Width, v.Height, near, far)
 }
 
 // EncodePNG writes img as PNG with the fastest compression that still

@@ -629,11 +629,7 @@ func (r *runner) startPictures() error {
 		}
 	}
 	if opt.gif != "" {
-		surfaces, _ := p.Surfaces()
-		var colors [][3]float64
-		for _, sf := range surfaces {
-			colors = append(colors, sf.SurfaceColor())
-		}
+		colors := p.Colors()
 		// Real time: each frame lasts every·dt, in hundredths of a second
 		// (GIF viewers treat delays under 2 as 10, so 2 is the floor).
 		r.anim = render.NewGIF(colors, int(math.Round(100*float64(opt.every)*r.scene.Dt)))
