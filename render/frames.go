@@ -37,7 +37,7 @@ type frameAxes struct {
 	normals       []float64
 }
 
-func (f *frameAxes) Base() *graph.ObjectBase { return f.st.Base() }
+func (f *frameAxes) Base() *graph.ObjectBase  { return f.st.Base() }
 func (f *frameAxes) SurfaceColor() [3]float64 { return AxisColors[f.axis] }
 
 // frameTemplate reports whether states of template t are frames in space

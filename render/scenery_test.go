@@ -31,7 +31,7 @@ func TestPlanePatch(t *testing.T) {
 	for _, pl := range []Plane{
 		{N: geom.Vec3{0, 1, 0}, D: -0.5},
 		{N: geom.Vec3{0.3420201433256687, 0.9396926207859084, 0}, D: 0}, // slope.toml's
-		{N: geom.Vec3{-1, 0, 0}, D: -3},                                  // a wall facing −x, e1 = z
+		{N: geom.Vec3{-1, 0, 0}, D: -3},                                 // a wall facing −x, e1 = z
 		{N: geom.Vec3{1, 2, -2}.Normalized(), D: 0.7},
 	} {
 		p := planePatch(pl, lo, hi)
