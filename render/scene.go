@@ -114,11 +114,12 @@ func (p *Pictures) fit() error {
 	if !ok {
 		return fmt.Errorf("the visual surfaces have no points")
 	}
-	lo, hi = nearObstacles(lo, hi, p.scenery.Solids)
 	up := geom.Vec3{0, 1, 0}
 	if g := p.Scene.Gravity; g.Norm() > 0 {
 		up = g.Scale(-1 / g.Norm())
 	}
+	lo, hi = nearObstacles(lo, hi, p.scenery.Solids)
+	lo, hi = downToGround(lo, hi, p.scenery.Planes, up)
 	dir, fov, margin := geom.Vec3{0.45, 0.35, 1}, 30.0, 0.08
 	var eye, center *geom.Vec3
 	if c := visual.FindCamera(p.Scene); c != nil {
@@ -194,6 +195,34 @@ func nearObstacles(lo, hi [3]float64, solids []visual.Surface) (nlo, nhi [3]floa
 		}
 		for a := 0; a < 3; a++ {
 			nlo[a], nhi[a] = math.Min(nlo[a], clo[a]), math.Max(nhi[a], chi[a])
+		}
+	}
+	return nlo, nhi
+}
+
+// downToGround returns the box [lo, hi] grown to take in its shadow on the
+// ground (the plane carrying the grid, when it faces up within 60°): the
+// projections on it of the box's corners that are above it by at most
+// twice the box's diagonal. So a fitted view of objects released above
+// the ground shows where they land, and a ground far below does not
+// shrink them to nothing.
+func downToGround(lo, hi [3]float64, planes []Plane, up geom.Vec3) (nlo, nhi [3]float64) {
+	nlo, nhi = lo, hi
+	g := groundIndex(planes, up)
+	if g < 0 || planes[g].N.Normalized().Dot(up.Normalized()) < 0.5 {
+		return
+	}
+	n, d := planes[g].N.Normalized(), planes[g].D
+	size := geom.Vec3(hi).Sub(geom.Vec3(lo)).Norm()
+	for i := 0; i < 8; i++ {
+		c := geom.Vec3{pick(i&1, lo[0], hi[0]), pick(i&2, lo[1], hi[1]), pick(i&4, lo[2], hi[2])}
+		h := n.Dot(c) - d
+		if h <= 0 || h > 2*size {
+			continue
+		}
+		q := c.Sub(n.Scale(h))
+		for a := 0; a < 3; a++ {
+			nlo[a], nhi[a] = math.Min(nlo[a], q[a]), math.Max(nhi[a], q[a])
 		}
 	}
 	return nlo, nhi

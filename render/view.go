@@ -6,9 +6,11 @@
 //
 // A picture shows every visual.Surface of the scene (VisualModel and any
 // other component that implements it) shaded by two directional lights,
-// optionally with its triangle edges, above a ground grid, seen by a
-// perspective camera that the scene's Camera component sets or that is
-// fitted to the surfaces' bounds.
+// optionally with its triangle edges, the axes of rigid and affine frames
+// under which nothing else is drawn, and the static obstacles (Obstacle,
+// GroundPlane: a plane as a flat patch carrying the ground grid, else the
+// grid under the surfaces), seen by a perspective camera that the scene's
+// Camera component sets or that is fitted to the surfaces' bounds.
 package render
 
 import (

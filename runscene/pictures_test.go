@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/gif"
 	"image/png"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/sofago/sofago/graph"
+	"github.com/sofago/sofago/render"
 )
 
 // dumpedState returns the state at path in a dump, flattened.
@@ -208,5 +210,64 @@ func TestPictureUsageErrors(t *testing.T) {
 	r := runBin(t, "-picture", filepath.Join(t.TempDir(), "x.png"), p)
 	if r.code != 1 || !strings.Contains(r.stderr, "nothing to draw") {
 		t.Errorf("nothing to draw: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// Scenes that used to be refused before the run ("nothing to draw") are
+// drawn: rigid bodies without a visual model as their frames' axes
+// (articulated_chain.toml: red x axes), and obstacles with the objects
+// (wall_crash.toml: the wall in the obstacle colour, the ground patch in
+// the ground colour); the GIF's palette has the obstacles' colours.
+func TestPicturesOfRigidAndObstacleScenes(t *testing.T) {
+	for _, c := range []struct {
+		scene string
+		want  map[string][3]float64 // colour name → 0–1 RGB, some shade of which must appear
+	}{
+		{"../scenes/articulated_chain.toml", map[string][3]float64{"x axis": render.AxisColors[0], "y axis": render.AxisColors[1]}},
+		{"../scenes/wall_crash.toml", map[string][3]float64{"wall": render.ObstacleColor, "ground": render.GroundColor}},
+	} {
+		t.Run(filepath.Base(c.scene), func(t *testing.T) {
+			text, err := os.ReadFile(c.scene)
+			if err != nil {
+				t.Fatal(err)
+			}
+			needTypes(t, string(text))
+			dir := t.TempDir()
+			pic, anim := filepath.Join(dir, "p.png"), filepath.Join(dir, "a.gif")
+			r := runBin(t, "-steps", "2", "-size", "320x240", "-picture", pic, "-gif", anim, c.scene)
+			if r.code != 0 {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			f, err := os.Open(pic)
+			if err != nil {
+				t.Fatal(err)
+			}
+			img, err := png.Decode(f)
+			f.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for name, col := range c.want {
+				n := 0
+				b := img.Bounds()
+				for y := b.Min.Y; y < b.Max.Y; y++ {
+					for x := b.Min.X; x < b.Max.X; x++ {
+						r, g, bl, _ := img.At(x, y).RGBA()
+						px := [3]float64{float64(r>>8) / 255, float64(g>>8) / 255, float64(bl>>8) / 255}
+						// A shade s·col of the colour, to 8-bit rounding.
+						s := (px[0]*col[0] + px[1]*col[1] + px[2]*col[2]) / (col[0]*col[0] + col[1]*col[1] + col[2]*col[2])
+						if s > 0.2 && math.Abs(px[0]-s*col[0]) <= 2.0/255 && math.Abs(px[1]-s*col[1]) <= 2.0/255 && math.Abs(px[2]-s*col[2]) <= 2.0/255 {
+							n++
+						}
+					}
+				}
+				if n < 50 {
+					t.Errorf("%s: %d pixels of the %s's colour", c.scene, n, name)
+				}
+			}
+			if _, err := os.Stat(anim); err != nil {
+				t.Error(err)
+			}
+		})
 	}
 }

@@ -15,7 +15,8 @@ import (
 // a point along `direction` from lookAt far enough that the whole box is
 // in view. The view then stays fixed for the whole run, so an animation
 // whose object moves far from where it starts needs `box` (the region the
-// motion covers). The ground grid is drawn under the box. runscene's -eye
+// motion covers). The ground grid is drawn under the box, or on the
+// scene's PlaneForceField around the box's footprint. runscene's -eye
 // and -center flags override position and lookAt. At most one Camera per
 // scene.
 type Camera struct {
@@ -26,7 +27,7 @@ type Camera struct {
 	Up          []float64  `toml:"up" doc:"direction that points up in the picture (default: against gravity, or +y without gravity)"`
 	FieldOfView float64    `toml:"fieldOfView" doc:"vertical field of view" unit:"deg" range:"(0,170]"`
 	Margin      float64    `toml:"margin" doc:"fraction of the picture left free around the fitted bounds, on each side" range:"[0,0.45]"`
-	Box         []float64  `toml:"box" doc:"region to keep in view and put the ground grid under, [xmin, ymin, zmin, xmax, ymax, zmax] (default: the visual surfaces' bounds at the first picture)" unit:"m"`
+	Box         []float64  `toml:"box" doc:"region to keep in view and draw the ground grid under (or, with a PlaneForceField, around), [xmin, ymin, zmin, xmax, ymax, zmax] (default: the visual surfaces' bounds at the first picture, with the nearby obstacles and their shadow on the ground)" unit:"m"`
 }
 
 func init() {
