@@ -61,6 +61,13 @@ type Renderer struct {
 	patches []patch
 	flat    *fauxgl.SolidColorShader
 	solids  []visual.Surface
+	// The colour and depth buffers with only the static part drawn (the
+	// grid, the obstacles), kept from the first picture: the view is fixed
+	// and they do not move, so every later picture starts from a copy of
+	// them instead of drawing them again (a ground patch covers much of
+	// the picture, and the rasteriser costs about 0.3 µs per pixel).
+	staticColor []uint8
+	staticDepth []float64
 
 	cache map[visual.Surface]*surfaceCache
 }
@@ -134,6 +141,7 @@ func NewRenderer(view *View, opt Options, lo, hi, up geom.Vec3) *Renderer {
 // bounds; solid obstacles are shaded like surfaces.
 func (r *Renderer) SetScenery(sc Scenery) {
 	r.patches, r.solids = nil, sc.Solids
+	r.staticColor, r.staticDepth = nil, nil
 	if len(sc.Planes) == 0 {
 		return
 	}
@@ -230,19 +238,15 @@ func niceStep(x float64) float64 {
 // renderer, overwritten by the next call).
 func (r *Renderer) Render(surfaces []visual.Surface) *image.NRGBA {
 	ctx := r.ctx
-	ctx.ClearColorBuffer()
-	ctx.ClearDepthBuffer()
-	if len(r.grid) > 0 {
-		r.line.Color = GridColor
-		ctx.Shader = r.line
-		ctx.DepthBias = 0
-		for i := range r.grid {
-			ctx.DrawLine(&r.grid[i])
-		}
-	}
-	r.drawPatches()
-	for _, s := range r.solids {
-		r.drawSurface(s)
+	if r.staticColor == nil {
+		ctx.ClearColorBuffer()
+		ctx.ClearDepthBuffer()
+		r.drawStatic()
+		r.staticColor = append([]uint8(nil), ctx.ColorBuffer.Pix...)
+		r.staticDepth = append([]float64(nil), ctx.DepthBuffer...)
+	} else {
+		copy(ctx.ColorBuffer.Pix, r.staticColor)
+		copy(ctx.DepthBuffer, r.staticDepth)
 	}
 	for _, s := range surfaces {
 		r.drawSurface(s)
@@ -257,6 +261,24 @@ func (r *Renderer) Render(surfaces []visual.Surface) *image.NRGBA {
 		ctx.DepthBias = 0
 	}
 	return r.resolve()
+}
+
+// drawStatic draws what does not move, on cleared buffers: the ground
+// grid, or the ground patches and their grid; the solid obstacles.
+func (r *Renderer) drawStatic() {
+	ctx := r.ctx
+	if len(r.grid) > 0 {
+		r.line.Color = GridColor
+		ctx.Shader = r.line
+		ctx.DepthBias = 0
+		for i := range r.grid {
+			ctx.DrawLine(&r.grid[i])
+		}
+	}
+	r.drawPatches()
+	for _, s := range r.solids {
+		r.drawSurface(s)
+	}
 }
 
 // cacheOf returns the surface's cache, made on first use.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/fogleman/fauxgl"
 	"github.com/sofago/sofago/components/collision"
+	"github.com/sofago/sofago/components/visual"
 	"github.com/sofago/sofago/geom"
 	"github.com/sofago/sofago/graph"
 	"github.com/sofago/sofago/meshio"
@@ -348,5 +349,50 @@ func TestAffineFrameAxes(t *testing.T) {
 		if !isClosed(tris) {
 			t.Errorf("axis %d bar is not closed", k)
 		}
+	}
+}
+
+// The static part of a picture (grid, ground, obstacles) is drawn once and
+// copied into every later picture: a picture after another one is the
+// picture a fresh renderer draws, pixel for pixel.
+func TestStaticLayerReused(t *testing.T) {
+	s, err := graph.Load("obstacles.toml", []byte(obstacleScene))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Init(); err != nil {
+		t.Fatal(err)
+	}
+	sc := CollectScenery(s)
+	a, err := meshio.SphereSurface(0.1, 16, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := meshio.SphereSurface(0.1, 16, 8)
+	for i := 0; i < len(b.Points); i += 3 {
+		b.Points[i] += 0.3 // moved along x
+	}
+	sa, sb := newMeshSurface(a, [3]float64{0.85, 0.6, 0.35}), newMeshSurface(b, [3]float64{0.85, 0.6, 0.35})
+	lo, hi := geom.Vec3{-0.2, -0.2, -0.2}, geom.Vec3{0.5, 0.2, 0.2}
+	view, err := FitView(lo, hi, nil, geom.Vec3{0.45, 0.35, 1}, geom.Vec3{0, 1, 0}, 30, 320, 240, 0.08)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := Options{Width: 320, Height: 240, Supersample: 2}
+	r1 := NewRenderer(view, opt, lo, hi, geom.Vec3{0, 1, 0})
+	r1.SetScenery(sc)
+	r1.Render([]visual.Surface{sa})
+	second := clone(r1.Render([]visual.Surface{sb}))
+	r2 := NewRenderer(view, opt, lo, hi, geom.Vec3{0, 1, 0})
+	r2.SetScenery(sc)
+	fresh := r2.Render([]visual.Surface{sb})
+	diff := 0
+	for i := range fresh.Pix {
+		if fresh.Pix[i] != second.Pix[i] {
+			diff++
+		}
+	}
+	if diff != 0 {
+		t.Errorf("%d bytes differ between a second picture and a fresh one", diff)
 	}
 }

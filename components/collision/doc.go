@@ -30,5 +30,8 @@
 // friction in each object's own solver); see CollisionPipeline.
 //
 // The components that find contacts implement ContactReporter (contacts
-// and largest penetration of the step), for runscene's summary.
+// and largest penetration of the step), for runscene's summary. The
+// obstacles give pictures their geometry (obstacle_surface.go):
+// ObstaclePlane for PlaneForceField, ObstacleSurface (closed, outward
+// triangles on the contact boundary) for the others.
 package collision
