@@ -14,7 +14,7 @@ import (
 	"github.com/sofago/sofago/geom"
 )
 
-// LoadFile reads and builds the scene in file (TOML, format in DESIGN.md).
+// LoadFile reads and builds the scene in file (TOML; the format is the README's "Scene format" section and `runscene -doc scene`).
 // It does not initialise it: call Scene.Init. Every error is an *Error with
 // the file, the line where one exists, the node path and the object.
 func LoadFile(file string) (*Scene, error) {
@@ -94,26 +94,8 @@ func (l *loader) root(doc map[string]any, rec *lineRecord) error {
 	for _, k := range keys {
 		v := doc[k]
 		line := rec.keyLine(k)
-		switch k {
-		case "dt":
-			x, err := number(v)
-			if err != nil || x <= 0 {
-				return l.errAt(line, nil, "", "", "dt must be a positive number of seconds, got %s", describe(v))
-			}
-			s.Dt = x
-		case "gravity":
-			g, err := vec3(v)
-			if err != nil {
-				return l.errAt(line, nil, "", "", "gravity: %v", err)
-			}
-			s.Gravity = g
-		case "steps":
-			n, ok := v.(int64)
-			if !ok || n < 0 {
-				return l.errAt(line, nil, "", "", "steps must be a non-negative integer, got %s", describe(v))
-			}
-			s.Steps = int(n)
-		case "node":
+		switch key, known := findSceneKey(k); {
+		case k == "node":
 			nodes, ok := tables(v)
 			if !ok {
 				return l.errAt(line, nil, "", "", "node must be an array of tables ([[node]]), got %s", describe(v))
@@ -123,9 +105,14 @@ func (l *loader) root(doc map[string]any, rec *lineRecord) error {
 					return err
 				}
 			}
+		case known:
+			if err := key.set(s, v); err != nil {
+				return l.errAt(line, nil, "", "", "%v", err)
+			}
 		default:
-			msg := fmt.Sprintf("unknown top-level key %q (known: dt, gravity, steps, node)", k)
-			if c := closest(k, []string{"dt", "gravity", "steps", "node"}); c != "" {
+			names := sceneKeyNames()
+			msg := fmt.Sprintf("unknown top-level key %q (known: %s; runscene -doc scene documents them)", k, strings.Join(names, ", "))
+			if c := closest(k, names); c != "" {
 				msg = fmt.Sprintf("unknown top-level key %q (did you mean %q?)", k, c)
 			}
 			return l.errAt(line, nil, "", "", "%s", msg)

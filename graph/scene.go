@@ -16,10 +16,18 @@ type Scene struct {
 	Dt      float64
 	Gravity geom.Vec3
 	Steps   int
-	Root    *Node
+	// CacheDir is the folder of precomputation caches (the root key
+	// cacheDir resolved against the scene file, or set by runscene -cache);
+	// "" means DefaultCacheFolder. Components read it through CacheFolder.
+	CacheDir string
+	Root     *Node
 
-	Time      float64 // simulated time
+	Time      float64 // simulated time, on the step grid t₀ + n·dt (see FormatTime)
 	StepCount int     // steps taken
+
+	// step grid of Time: base time, steps since, their dt, the last Time set
+	gridBase, gridDt, gridTime float64
+	gridSteps                  int
 
 	solvers  []solverBinding
 	all      *Ops    // the whole tree, for energies, dumps and visual mappings
@@ -241,10 +249,10 @@ func (e *StepError) Error() string {
 	var se *Error
 	if errors.As(e.Err, &se) {
 		c := *se
-		c.Err = fmt.Errorf("step %d (t = %g s): %w", e.Step, e.Time, se.Err)
+		c.Err = fmt.Errorf("step %d (t = %s s): %w", e.Step, FormatTime(e.Time), se.Err)
 		return c.Error()
 	}
-	return fmt.Sprintf("step %d (t = %g s): %v", e.Step, e.Time, e.Err)
+	return fmt.Sprintf("step %d (t = %s s): %v", e.Step, FormatTime(e.Time), e.Err)
 }
 
 func (e *StepError) Unwrap() error { return e.Err }
@@ -312,7 +320,7 @@ func (s *Scene) Step() error {
 		m.Apply(m.To().Vec(Position), m.From().Vec(Position))
 		m.ApplyJ(m.To().Vec(Velocity), m.From().Vec(Velocity))
 	}
-	s.Time += s.Dt
+	s.advanceTime()
 	s.StepCount = step
 	s.all.PropagateVisual()
 	if err := s.updateVisuals(); err != nil {

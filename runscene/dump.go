@@ -12,7 +12,7 @@ import (
 	"github.com/sofago/sofago/graph"
 )
 
-// The dump (DESIGN.md, "The command line"):
+// The dump (README, "The command line", the JSON dump):
 //
 //	{"time": 0.5, "steps": 50,
 //	 "energy": {"kinetic": 0.0, "potential": 0.0},
@@ -24,7 +24,9 @@ import (
 // velocities and forces 6). force is the total force at the dumped
 // configuration (every force field and gravity, mapped forces brought up,
 // constraints not projected), computed afresh by Scene.ComputeForces.
-// Numbers use the shortest form that parses back to the same float64.
+// Numbers use the shortest form that parses back to the same float64;
+// time is first rounded to 12 significant digits (graph.RoundTime), so
+// it carries no floating-point noise (0.3, not 0.30000000000000004).
 
 // dumpState is one state of the dump, flat in the state's layout.
 type dumpState struct {
@@ -56,7 +58,7 @@ func writeDump(file string, s *graph.Scene) error {
 		return fmt.Errorf("dump %s: %w", file, err)
 	}
 	var buf bytes.Buffer
-	encodeDump(&buf, s.Time, s.StepCount, ke, pe, states)
+	encodeDump(&buf, graph.RoundTime(s.Time), s.StepCount, ke, pe, states)
 	if err := visual.WriteFileAtomic(file, func(w io.Writer) error {
 		_, err := w.Write(buf.Bytes())
 		return err

@@ -638,7 +638,7 @@ func TestExampleScenes(t *testing.T) {
 			}
 			needTypes(t, string(text))
 			dump := filepath.Join(t.TempDir(), "d.json")
-			r := runBin(t, "-steps", "3", "-dump", dump, f)
+			r := runBin(t, "-steps", "3", "-dump", dump, "-cache", t.TempDir(), f)
 			if r.code != 0 {
 				t.Fatalf("exit %d: %s", r.code, r.stderr)
 			}

@@ -79,8 +79,6 @@ import (
 	"github.com/sofago/sofago/render"
 )
 
-const usageLine = "usage: runscene [flags] SCENE.toml   (runscene -h lists the flags)"
-
 // Exit codes.
 const (
 	exitOK          = 0
@@ -98,6 +96,7 @@ converge (one warning line per solver on stderr; -allow-unconverged makes it 0);
 
 type options struct {
 	steps int // < 0: the scene's
+	cache string
 	dt    float64
 	dump  string
 	out   string
@@ -158,7 +157,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, terminal 
 		return exitOK
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "runscene: %v\n%s\n", err, usageLine)
+		fmt.Fprintf(stderr, "runscene: %v (runscene -h lists the flags)\n", err)
 		return exitUsage
 	}
 	switch {
@@ -176,16 +175,47 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, terminal 
 	return r.run(ctx)
 }
 
+// stepsFlag is -steps: unset (the scene's steps key) until given. Its zero
+// value prints as "", so -h shows no "(default -1)" beside its help.
+type stepsFlag struct {
+	n   int
+	set bool
+}
+
+func (f *stepsFlag) String() string {
+	if f == nil || !f.set {
+		return ""
+	}
+	return strconv.Itoa(f.n)
+}
+
+func (f *stepsFlag) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return errors.New("not an integer")
+	}
+	if n < 0 {
+		return fmt.Errorf("must be 0 or more, got %d", n)
+	}
+	f.n, f.set = n, true
+	return nil
+}
+
+// parseFlags parses the command line. -h prints the help to help once and
+// returns flag.ErrHelp; a mistake is a *usageError of one line (main adds
+// the hint to -h), never the whole help.
 func parseFlags(args []string, help io.Writer) (*options, error) {
 	opt := &options{steps: -1, every: 1}
 	fs := flag.NewFlagSet("runscene", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.IntVar(&opt.steps, "steps", -1, "number of steps (default: the scene's `steps`)")
+	var steps stepsFlag
+	fs.Var(&steps, "steps", "take `N` steps, 0 or more; 0 only initialises the scene (default: the scene's steps key)")
+	fs.StringVar(&opt.cache, "cache", "", "keep precomputation caches (reduced models, spring networks) in `DIR` (default: the scene's cacheDir key, else the user cache folder/sofago)")
 	fs.Float64Var(&opt.dt, "dt", 0, "time step in `seconds`, overriding the scene's dt")
 	fs.StringVar(&opt.dump, "dump", "", "write the final state as JSON to `FILE` (positions, velocities, forces, energies)")
 	fs.StringVar(&opt.out, "out", "", "write a VTU file per frame and a .pvd index per state into `DIR` (for ParaView)")
 	fs.BoolVar(&opt.list, "list", false, "list the registered component types by kind")
-	fs.StringVar(&opt.doc, "doc", "", "document the fields of component `TYPE` (defaults, units, ranges)")
+	fs.StringVar(&opt.doc, "doc", "", "document the fields of component `TYPE` (defaults, units, ranges); -doc scene: the scene file's root keys")
 	fs.BoolVar(&opt.quiet, "quiet", false, "print neither progress nor summary (errors and warnings still go to stderr)")
 	fs.BoolVar(&opt.allowUnconverged, "allow-unconverged", false, "exit 0, not 3, when a linear or Newton solve did not converge (the warning is still printed)")
 	fs.IntVar(&opt.every, "every", 1, "write an -out, -frames and -gif frame every `N` steps (frame 0 and the last step are always written); on a terminal, also update the progress line every N steps instead of ten times a second")
@@ -199,13 +229,17 @@ func parseFlags(args []string, help io.Writer) (*options, error) {
 	fs.IntVar(&opt.supersample, "supersample", 1, "anti-alias pictures by rendering `K`×K samples per pixel (1: none; costs K² times as much)")
 	eye := fs.String("eye", "", "camera position `X,Y,Z` (default: the scene's Camera, or fitted to the surfaces)")
 	center := fs.String("center", "", "point `X,Y,Z` the camera looks at (default: the scene's Camera, or the surfaces' centre)")
-	fs.Usage = func() {
+	// The flag package calls Usage on every parse error as well as on -h:
+	// it prints nothing, so a mistake gives one line and -h the help once.
+	fs.Usage = func() {}
+	printHelp := func() {
 		fmt.Fprintln(help, "runscene runs a scene headless: runscene [flags] SCENE.toml")
 		fmt.Fprintln(help, "\nFlags (before or after the scene file):")
 		fs.SetOutput(help)
 		fs.PrintDefaults()
 		fs.SetOutput(io.Discard)
-		fmt.Fprintln(help, "\n"+exitStatusHelp)
+		fmt.Fprintln(help, "\nrunscene -doc scene documents the scene file's root keys (dt, gravity, steps, cacheDir).")
+		fmt.Fprintln(help, exitStatusHelp)
 	}
 	// Accept flags after the scene file too: parse, take one positional
 	// argument, parse the rest.
@@ -213,7 +247,7 @@ func parseFlags(args []string, help io.Writer) (*options, error) {
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				fs.Usage()
+				printHelp()
 				return nil, err
 			}
 			return nil, &usageError{err.Error()}
@@ -234,11 +268,11 @@ func parseFlags(args []string, help io.Writer) (*options, error) {
 	}
 	switch {
 	case len(pos) == 0:
-		return nil, &usageError{"no scene file given"}
+		return nil, &usageError{"no scene file given; usage: runscene [flags] SCENE.toml"}
 	case len(pos) > 1:
 		return nil, &usageError{fmt.Sprintf("one scene file expected, got %d: %s", len(pos), strings.Join(pos, " "))}
-	case set["steps"] && opt.steps < 0:
-		return nil, &usageError{fmt.Sprintf("-steps must be 0 or more, got %d", opt.steps)}
+	case set["cache"] && strings.TrimSpace(opt.cache) == "":
+		return nil, &usageError{"-cache needs a folder name"}
 	case set["dt"] && !(opt.dt > 0 && !math.IsInf(opt.dt, 1)):
 		return nil, &usageError{fmt.Sprintf("-dt must be a positive finite number of seconds, got %g", opt.dt)}
 	case opt.every < 1:
@@ -270,6 +304,9 @@ func parseFlags(args []string, help io.Writer) (*options, error) {
 		return nil, &usageError{"-center: " + err.Error()}
 	}
 	opt.everySet = set["every"]
+	if steps.set {
+		opt.steps = steps.n
+	}
 	opt.scene = pos[0]
 	return opt, nil
 }
@@ -342,8 +379,12 @@ func firstSentence(s string) string {
 	return s
 }
 
-// docType prints a type's summary and a table of its fields.
+// docType prints a type's summary and a table of its fields; "scene"
+// documents the scene file's root keys.
 func docType(w io.Writer, name string) error {
+	if name == "scene" {
+		return docScene(w)
+	}
 	t, ok := graph.Lookup(name)
 	if !ok {
 		return errors.New(graph.UnknownType(name))
@@ -369,6 +410,22 @@ func docType(w io.Writer, name string) error {
 			req = "yes"
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\n", f.Name, f.Type, dash(shorten(f.Default, 30)), dash(f.Unit), dash(constraint), req, f.Doc)
+	}
+	return tw.Flush()
+}
+
+// docScene prints the root keys of a scene file from graph.SceneKeys, the
+// table the loader validates them with.
+func docScene(w io.Writer) error {
+	fmt.Fprintln(w, "scene (the root of a scene file)")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, wrap("A scene file is TOML: these root keys, then the tree of [[node]] tables. A key left out takes its default. Units are SI.", 78, "  "))
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Root keys:")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  NAME\tTYPE\tDEFAULT\tUNIT\tDOC")
+	for _, k := range graph.SceneKeys() {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", k.Name, k.Type, dash(k.Default), dash(k.Unit), k.Doc)
 	}
 	return tw.Flush()
 }
@@ -449,6 +506,9 @@ func (r *runner) run(ctx context.Context) int {
 	r.scene = s
 	if opt.dt > 0 {
 		s.Dt = opt.dt
+	}
+	if opt.cache != "" {
+		s.CacheDir = opt.cache // the flag wins over the scene's cacheDir
 	}
 	steps := s.Steps
 	if opt.steps >= 0 {
@@ -553,7 +613,7 @@ func (r *runner) run(ctx context.Context) int {
 	code := exitOK
 	if interrupted {
 		code = exitInterrupted
-		msg := fmt.Sprintf("%s: interrupted after step %d (t = %g s)", opt.scene, s.StepCount, s.Time)
+		msg := fmt.Sprintf("%s: interrupted after step %d (t = %s s)", opt.scene, s.StepCount, graph.FormatTime(s.Time))
 		if opt.dump != "" {
 			msg += fmt.Sprintf("; the dump of that step is in %s", opt.dump)
 		}
@@ -719,11 +779,11 @@ func (r *runner) summary(wall time.Duration, out *visual.SceneWriter, interrupte
 	ke, pe := s.Energies()
 	tw := tabwriter.NewWriter(r.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "scene\t%s\n", r.opt.scene)
-	fmt.Fprintf(tw, "steps\t%d (dt = %g s)\n", s.StepCount, s.Dt)
+	fmt.Fprintf(tw, "steps\t%d (dt = %s s)\n", s.StepCount, graph.FormatTime(s.Dt))
 	if interrupted {
 		fmt.Fprintf(tw, "interrupted\tafter step %d; the outputs below show that step\n", s.StepCount)
 	}
-	fmt.Fprintf(tw, "simulated time\t%.10g s\n", s.Time)
+	fmt.Fprintf(tw, "simulated time\t%s s\n", graph.FormatTime(s.Time))
 	if s.StepCount > 0 {
 		fmt.Fprintf(tw, "wall time\t%.3f s (%.3f ms/step)\n", wall.Seconds(), wall.Seconds()*1e3/float64(s.StepCount))
 	}

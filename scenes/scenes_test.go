@@ -28,6 +28,7 @@ func TestEverySceneRuns(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			s.CacheDir = t.TempDir() // reduced models, spring networks: not into the user cache
 			if err := s.Init(); err != nil {
 				t.Fatal(err)
 			}

@@ -17,11 +17,11 @@ import (
 // scenes/articulated_chain.toml.
 
 // springsScene loads scenes/frames_springs.toml without the cache (tests
-// must not depend on, or race for, files next to the scene) and with the
-// network options opts (TOML lines, may be empty).
+// must not depend on, or race for, cache files) and with the network
+// options opts (TOML lines, may be empty).
 func springsScene(t testing.TB, opts string, edit func(string) string) *graph.Scene {
 	return loadFramesScene(t, "../scenes/frames_springs.toml", func(s string) string {
-		s = framesReplaceOnce(t, s, `  cacheDir = "springnet_cache"`+"\n", "  cache = false\n"+opts)
+		s = framesReplaceOnce(t, s, "  poissonRatio = 0\n\n  [[node.node]]\n  name = \"centreline\"", "  poissonRatio = 0\n  cache = false\n"+opts+"\n  [[node.node]]\n  name = \"centreline\"")
 		if edit != nil {
 			s = edit(s)
 		}

@@ -67,8 +67,11 @@ import (
 // the derivative of the force. The tangent blocks are computed at
 // AddForce; AddDForce is a few small block products.
 //
-// Cache. The network is saved in cacheDir (relative to the scene file; a
-// .gitignore is put there) under a name carrying a SHA-256 of everything
+// Cache. The network is saved in the scene's cache folder, subfolder
+// springnet/ (graph.Scene.CacheFolder: runscene -cache, else the scene's
+// root key cacheDir, else the user cache folder/sofago; never the source
+// tree unless asked), or in this object's cacheDir when given (relative to
+// the scene file), with a .gitignore, under a name carrying a SHA-256 of everything
 // it depends on (rest frames, sample points, volumes and moduli, weights
 // and gradients, material, decomposition), written atomically, and read
 // back on the next run when nothing changed, so the precomputation runs
@@ -85,8 +88,8 @@ type FrameSpringNetworkForceField struct {
 	BulkModulus   float64    `toml:"bulkModulus" doc:"k of the volume-preservation energy k/2 (det F − 1)² per unit volume (Gilles et al. 2011, appendix B); 0 disables it" unit:"Pa" range:"[0,inf)"`
 	Elements      string     `toml:"elements" doc:"clusters: one element per set of frames sharing samples (exact rest stiffness); pairs: one spring per overlapping pair of frames (Gilles et al. 2011, eq. 16–18)" enum:"clusters,pairs"`
 	Tangent       string     `toml:"tangent" doc:"exact: the derivative of the forces; warped (with elements = pairs): the paper's warped blocks (eq. 19–23), equal to the sampled model's stiffness at rest" enum:"exact,warped"`
-	Cache         bool       `toml:"cache" doc:"save the network in cacheDir and reuse it when the model did not change"`
-	CacheDir      string     `toml:"cacheDir" doc:"cache folder, relative to the scene file"`
+	Cache         bool       `toml:"cache" doc:"save the network in the cache folder and reuse it when the model did not change"`
+	CacheDir      string     `toml:"cacheDir" doc:"cache folder of this force field, relative to the scene file (default: springnet/ in the scene's cache folder: runscene -cache, else the root key cacheDir, else the user cache folder/sofago)"`
 
 	state  graph.State
 	net    *springnet.Network
@@ -107,14 +110,14 @@ func init() {
 		Name: "FrameSpringNetworkForceField",
 		Kind: graph.KindForceField,
 		Summary: "Precomputed generalized joint-spring network between Rigid3 frames (Gilles et al. 2011 Sec. 4.3, Algorithm 2), built at Init from the sample-integrated model's rest stiffness (shape function, sampler, material) in place of the samples node; " +
-			"conservative springs with exact or warped (eq. 19–23) tangent; cached next to the scene.",
+			"conservative springs with exact or warped (eq. 19–23) tangent; cached in the user cache folder (or runscene -cache, the scene's cacheDir).",
 		New: func() graph.Object { return NewFrameSpringNetworkForceField() },
 	})
 }
 
 // NewFrameSpringNetworkForceField returns a force field with the defaults
 // of DeformationGradientForceField (StVenantKirchhoff, E = 5000 Pa,
-// ν = 0.45), the exact tangent and the cache on in "springnet_cache".
+// ν = 0.45), the exact tangent and the cache on in the scene's cache folder.
 func NewFrameSpringNetworkForceField() *FrameSpringNetworkForceField {
 	return &FrameSpringNetworkForceField{
 		ObjectBase:   graph.ObjectBase{Name: "FrameSpringNetworkForceField", TypeName: "FrameSpringNetworkForceField"},
@@ -124,7 +127,6 @@ func NewFrameSpringNetworkForceField() *FrameSpringNetworkForceField {
 		Elements:     "clusters",
 		Tangent:      "exact",
 		Cache:        true,
-		CacheDir:     "springnet_cache",
 	}
 }
 
@@ -146,9 +148,6 @@ func (c *FrameSpringNetworkForceField) Validate() error {
 	}
 	if c.Tangent == "warped" && c.Elements != "pairs" {
 		return errors.New("tangent = \"warped\" is the paper's stiffness of pair springs: set elements = \"pairs\" (or tangent = \"exact\")")
-	}
-	if c.Cache && c.CacheDir == "" {
-		return errors.New("cacheDir is empty; give a folder or set cache = false")
 	}
 	return nil
 }
@@ -239,7 +238,11 @@ func (c *FrameSpringNetworkForceField) initialise() error {
 	key := c.cacheKey(rest, points, volumes, young, &weights)
 	c.net, c.cacheHit, c.cacheErr, c.restK, c.cachePath = nil, false, nil, nil, ""
 	if c.Cache {
-		c.cachePath = filepath.Join(c.resolve(c.CacheDir), fmt.Sprintf("%s-%s.springnet", fileSafe(c.Name), key))
+		dir, err := c.cacheFolder()
+		if err != nil {
+			return err
+		}
+		c.cachePath = filepath.Join(dir, fmt.Sprintf("%s-%s.springnet", fileSafe(c.Name), key))
 		net, err := springnet.ReadFile(c.cachePath, key)
 		switch {
 		case err == nil && net.Check(n) == nil:
@@ -532,6 +535,24 @@ func (c *FrameSpringNetworkForceField) writeCache(key springnet.Key) error {
 		}
 	}
 	return springnet.WriteFile(c.cachePath, key, c.net)
+}
+
+// cacheFolder is the folder of the cache file: cacheDir when given, else
+// springnet/ in the scene's cache folder (its own subfolder, so the
+// .gitignore written there never lands in a folder of the user's).
+func (c *FrameSpringNetworkForceField) cacheFolder() (string, error) {
+	if c.CacheDir != "" {
+		return c.resolve(c.CacheDir), nil
+	}
+	var s *graph.Scene
+	if c.Node != nil {
+		s = c.Node.Scene()
+	}
+	dir, err := s.CacheFolder()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "springnet"), nil
 }
 
 // resolve makes a scene-relative path absolute.

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -309,8 +310,8 @@ func TestFrameSpringNetworkBalance(t *testing.T) {
 	}
 }
 
-// TestFrameSpringNetworkCache: the network is saved next to the scene
-// (here in a temporary folder) and read back by the next run with the
+// TestFrameSpringNetworkCache: the network is saved in the object's
+// cacheDir (here a temporary folder) and read back by the next run with the
 // same model, giving the same forces; another material is another file;
 // a damaged file is recomputed and replaced.
 func TestFrameSpringNetworkCache(t *testing.T) {
@@ -398,5 +399,84 @@ func TestFrameSpringNetworkErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("error %v, want one containing %q", err, c.want)
 		}
+	}
+}
+
+// TestFrameSpringNetworkCacheFolder: without its own cacheDir the network
+// is cached in springnet/ of the scene's cache folder (root key cacheDir
+// relative to the scene file, Scene.CacheDir as runscene -cache sets it,
+// else the user cache folder/sofago), never next to the scene; with no
+// user cache folder, Init fails naming the object and the remedies.
+func TestFrameSpringNetworkCacheFolder(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "scenes", "bar.toml")
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(home, "xdg"))
+	t.Setenv("LocalAppData", filepath.Join(home, "local"))
+	user, err := os.UserCacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	initPath := func(text, override string) (string, error) {
+		s, err := graph.Load(file, []byte(text))
+		if err != nil {
+			return "", err
+		}
+		if override != "" {
+			s.CacheDir = override
+		}
+		if err := s.Init(); err != nil {
+			return "", err
+		}
+		path, _, _, werr := graphtest.Find[*forcefield.FrameSpringNetworkForceField](t, s, "bar/network").CacheInfo()
+		if werr != nil {
+			t.Errorf("cache not written: %v", werr)
+		}
+		return path, nil
+	}
+	flag := filepath.Join(t.TempDir(), "flag")
+	for _, c := range []struct {
+		name, text, override, wantDir string
+	}{
+		{"user cache folder", networkBar(true, ""), "", filepath.Join(user, "sofago", "springnet")},
+		{"root key, relative to the scene", "cacheDir = \"../c\"\n" + networkBar(true, ""), "", filepath.Join(dir, "c", "springnet")},
+		{"-cache over the root key", "cacheDir = \"../c\"\n" + networkBar(true, ""), flag, filepath.Join(flag, "springnet")},
+		{"the object's cacheDir first", "cacheDir = \"../c\"\n" + networkBar(true, "  cacheDir = \"own\"\n"), flag, filepath.Join(dir, "scenes", "own")},
+	} {
+		path, err := initPath(c.text, c.override)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if filepath.Dir(path) != c.wantDir {
+			t.Errorf("%s: cache file %s, want it in %s", c.name, path, c.wantDir)
+		}
+		if _, err := os.Stat(path); err != nil {
+			t.Errorf("%s: cache file not written: %v", c.name, err)
+		}
+	}
+	if entries, _ := os.ReadDir(filepath.Join(dir, "scenes")); len(entries) != 1 || entries[0].Name() != "own" {
+		t.Errorf("files next to the scene: %v (only the object's own cacheDir was asked for)", entries)
+	}
+	if _, err := os.Stat(filepath.Join(flag, ".gitignore")); err == nil {
+		t.Errorf("a .gitignore was written into the user's folder %s", flag)
+	}
+	if runtime.GOOS == "windows" || runtime.GOOS == "plan9" {
+		return
+	}
+	t.Setenv("HOME", "")
+	t.Setenv("XDG_CACHE_HOME", "")
+	_, err = initPath(networkBar(true, ""), "")
+	if err == nil {
+		t.Fatal("no user cache folder: no error")
+	}
+	for _, w := range []string{file + ":", `object "network"`, "no folder for the precomputation cache", "-cache DIR", "cache = false"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q lacks %q", err, w)
+		}
+	}
+	if _, err := initPath(networkBar(true, "  cache = false\n"), ""); err != nil {
+		t.Errorf("cache = false with no user cache folder: %v", err)
 	}
 }

@@ -28,6 +28,7 @@ func runTip(t *testing.T, path, text, state string) (ts, ys []float64, wall time
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.CacheDir = t.TempDir() // precomputation cache: never in the user's or the source tree
 	if err := s.Init(); err != nil {
 		t.Fatal(err)
 	}

@@ -40,8 +40,11 @@ import (
 // (appendix A); linearModesOnly keeps the modes alone.
 //
 // Precomputation cache: the basis, the polynomial coefficients and the
-// reduced mass are saved in cacheDir (relative to the scene file; a
-// .gitignore is put there) under a file named by a SHA-256 of everything
+// reduced mass are saved in the scene's cache folder, subfolder reduced/
+// (graph.Scene.CacheFolder: runscene -cache, else the scene's root key
+// cacheDir, else the user cache folder/sofago; never the source tree
+// unless asked), or in this object's cacheDir when given (relative to the
+// scene file), with a .gitignore, under a file named by a SHA-256 of everything
 // they depend on (mesh, material, regions, fixed vertices, basis options,
 // the basis or snapshot file's content), written atomically, and reused on
 // the next run when nothing changed (a damaged file is recomputed). Set
@@ -76,8 +79,8 @@ type ReducedStVKForceField struct {
 	BasisSize       int                  `toml:"basisSize" doc:"number r of basis vectors kept by mass-PCA (0: all, k + k(k+1)/2 with derivatives, k without; for snapshotFile it is required)" range:"[0,1000]"`
 	LinearModesOnly bool                 `toml:"linearModesOnly" doc:"basis of linear modes only, without modal derivatives"`
 	Fixed           []graph.DOFSelection `toml:"fixed" doc:"vertices of the full mesh clamped for the modal analysis, the union of selections: [{box = [xmin, ymin, zmin, xmax, ymax, zmax]}, {indices = [...]}, ...] (the basis is zero there)"`
-	Cache           bool                 `toml:"cache" doc:"save the precomputation in cacheDir and reuse it when nothing changed"`
-	CacheDir        string               `toml:"cacheDir" doc:"cache folder, relative to the scene file"`
+	Cache           bool                 `toml:"cache" doc:"save the precomputation in the cache folder and reuse it when nothing changed"`
+	CacheDir        string               `toml:"cacheDir" doc:"cache folder of this force field, relative to the scene file (default: reduced/ in the scene's cache folder: runscene -cache, else the root key cacheDir, else the user cache folder/sofago)"`
 
 	preset      *reduced.Basis // basis set by code (SetBasis)
 	prepared    bool
@@ -100,19 +103,19 @@ func init() {
 		Name: "ReducedStVKForceField",
 		Kind: graph.KindForceField,
 		Summary: "Reduced StVK force on reduced coordinates q (Vec1): −R(q), the exact cubic polynomial Uᵀf(Uq) precomputed per element (Barbič & James 2005), tangent −K(q), energy; " +
-			"basis from a file, snapshots, or modes + modal derivatives + mass-PCA computed at Init; cached next to the scene; run-time Young's modulus per material group.",
+			"basis from a file, snapshots, or modes + modal derivatives + mass-PCA computed at Init; cached in the user cache folder (or runscene -cache, the scene's cacheDir); run-time Young's modulus per material group.",
 		New: func() graph.Object { return NewReducedStVKForceField() },
 	})
 }
 
 // NewReducedStVKForceField returns a force field with the defaults: E =
 // 1e6 Pa, ν = 0.45, ρ = 1000 kg/m³, 6 modes with derivatives, cache on in
-// "reduced_cache".
+// the scene's cache folder.
 func NewReducedStVKForceField() *ReducedStVKForceField {
 	return &ReducedStVKForceField{
 		ObjectBase:   graph.ObjectBase{Name: "ReducedStVKForceField", TypeName: "ReducedStVKForceField"},
 		YoungModulus: 1e6, PoissonRatio: 0.45, MassDensity: 1000, NumModes: 6,
-		Cache: true, CacheDir: "reduced_cache",
+		Cache: true,
 	}
 }
 
@@ -157,9 +160,6 @@ func (c *ReducedStVKForceField) Validate() error {
 		if err := c.Fixed[i].CheckSelection(); err != nil {
 			return fmt.Errorf("fixed[%d]: %w", i, err)
 		}
-	}
-	if c.Cache && c.CacheDir == "" {
-		return fmt.Errorf("cacheDir is empty; give a folder or set cache = false")
 	}
 	return c.CheckStiffnessMap()
 }
@@ -276,7 +276,10 @@ func (c *ReducedStVKForceField) prepareOnce() error {
 		return c.Wrap(err)
 	}
 	if c.Cache {
-		dir := c.resolve(c.CacheDir)
+		dir, err := c.cacheFolder()
+		if err != nil {
+			return c.Wrap(err)
+		}
 		c.cachePath = filepath.Join(dir, fmt.Sprintf("%s-%s.rstvk", sanitize(c.Name), key))
 		pre, err := reduced.ReadCache(c.cachePath, key)
 		switch {
@@ -340,6 +343,24 @@ func (c *ReducedStVKForceField) writeCache(key reduced.Key, pre *reduced.Precomp
 		}
 	}
 	return reduced.WriteCache(c.cachePath, key, pre)
+}
+
+// cacheFolder is the folder of the cache file: cacheDir when given, else
+// reduced/ in the scene's cache folder (its own subfolder, so the
+// .gitignore written there never lands in a folder of the user's).
+func (c *ReducedStVKForceField) cacheFolder() (string, error) {
+	if c.CacheDir != "" {
+		return c.resolve(c.CacheDir), nil
+	}
+	var s *graph.Scene
+	if c.Node != nil {
+		s = c.Node.Scene()
+	}
+	dir, err := s.CacheFolder()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "reduced"), nil
 }
 
 // resolve makes a scene-relative path absolute.

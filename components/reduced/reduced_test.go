@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -422,5 +423,92 @@ func TestUnwritableCacheIsNotAnError(t *testing.T) {
 	path, hit, _ := graphtest.Find[*creduced.ReducedStVKForceField](t, s, "bar/stvk").CacheInfo()
 	if path != "" || hit {
 		t.Errorf("cache path %q, hit %v; want none", path, hit)
+	}
+}
+
+// TestCacheFolderFromScene: without its own cacheDir the force field caches
+// in reduced/ of the scene's cache folder — the root key cacheDir (relative
+// to the scene file), overridden by Scene.CacheDir as runscene -cache sets
+// it, else the user cache folder/sofago — never next to the scene; with no
+// user cache folder it is an error naming the object and the remedies.
+func TestCacheFolderFromScene(t *testing.T) {
+	b := randomBarBasis(3)
+	cached := strings.Replace(shortBar(barText("", [3]float64{})), "  cache = false\n", "", 1)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "scenes", "bar.toml")
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(home, "xdg"))
+	t.Setenv("LocalAppData", filepath.Join(home, "local"))
+	user, err := os.UserCacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	initPath := func(text, override string) (string, error) {
+		s, err := graph.Load(file, []byte(text))
+		if err != nil {
+			return "", err
+		}
+		if override != "" {
+			s.CacheDir = override
+		}
+		ff := graphtest.Find[*creduced.ReducedStVKForceField](t, s, "bar/stvk")
+		ff.SetBasis(b)
+		if err := s.Init(); err != nil {
+			return "", err
+		}
+		path, _, _ := ff.CacheInfo()
+		return path, nil
+	}
+	flag := filepath.Join(t.TempDir(), "flag")
+	for _, c := range []struct {
+		name, text, override, wantDir string
+	}{
+		{"user cache folder", cached, "", filepath.Join(user, "sofago", "reduced")},
+		{"root key, relative to the scene", "cacheDir = \"../c\"\n" + cached, "", filepath.Join(dir, "c", "reduced")},
+		{"-cache over the root key", "cacheDir = \"../c\"\n" + cached, flag, filepath.Join(flag, "reduced")},
+		{"the object's cacheDir first", "cacheDir = \"../c\"\n" + strings.Replace(cached, `topology = "@mesh/grid"`, "topology = \"@mesh/grid\"\n  cacheDir = \"own\"", 1), flag, filepath.Join(dir, "scenes", "own")},
+	} {
+		path, err := initPath(c.text, c.override)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if filepath.Dir(path) != c.wantDir {
+			t.Errorf("%s: cache file %s, want it in %s", c.name, path, c.wantDir)
+		}
+		if _, err := os.Stat(path); err != nil {
+			t.Errorf("%s: cache file not written: %v", c.name, err)
+		}
+		if _, err := os.Stat(filepath.Join(c.wantDir, ".gitignore")); err != nil {
+			t.Errorf("%s: no .gitignore beside the cache file: %v", c.name, err)
+		}
+	}
+	// The .gitignore goes into the subfolder, not into a folder the user named.
+	for _, d := range []string{flag, filepath.Join(dir, "c")} {
+		if _, err := os.Stat(filepath.Join(d, ".gitignore")); err == nil {
+			t.Errorf("a .gitignore was written into the user's folder %s", d)
+		}
+	}
+	if entries, _ := os.ReadDir(filepath.Join(dir, "scenes")); len(entries) != 1 || entries[0].Name() != "own" {
+		t.Errorf("files next to the scene: %v (only the object's own cacheDir was asked for)", entries)
+	}
+	if runtime.GOOS == "windows" || runtime.GOOS == "plan9" {
+		return
+	}
+	t.Setenv("HOME", "")
+	t.Setenv("XDG_CACHE_HOME", "")
+	_, err = initPath(cached, "")
+	if err == nil {
+		t.Fatal("no user cache folder: no error")
+	}
+	for _, w := range []string{file + ":", `object "stvk"`, "no folder for the precomputation cache", "-cache DIR", "cache = false"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q lacks %q", err, w)
+		}
+	}
+	// cache = false needs no folder.
+	if _, err := initPath(shortBar(barText("", [3]float64{})), ""); err != nil {
+		t.Errorf("cache = false with no user cache folder: %v", err)
 	}
 }

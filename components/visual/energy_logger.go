@@ -182,7 +182,7 @@ func (e *EnergyLogger) Output() (what string, frames, files int, where string) {
 func (e *EnergyLogger) record() {
 	s := e.Node.Scene()
 	k, p := s.Energies()
-	r := energyRow{step: s.StepCount, time: s.Time, kinetic: k, potential: p}
+	r := energyRow{step: s.StepCount, time: graph.RoundTime(s.Time), kinetic: k, potential: p}
 	for _, ls := range e.solvers {
 		if s.StepCount == 0 {
 			break // nothing solved yet: the initial row has no solver figures

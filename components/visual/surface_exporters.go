@@ -158,7 +158,7 @@ func (e *OBJExporter) write() error {
 // (shortest decimals that read back exactly), "usemtl <name>", and "f
 // a//a b//b c//c" faces (1-based).
 func AppendOBJ(b []byte, name string, points []float64, tris [][3]int, normals []float64, t float64, step int) []byte {
-	b = fmt.Appendf(b, "# %s: %d vertices, %d triangles, t = %s s (step %d), written by sofago\n", name, len(points)/3, len(tris), strconv.FormatFloat(t, 'g', -1, 64), step)
+	b = fmt.Appendf(b, "# %s: %d vertices, %d triangles, t = %s s (step %d), written by sofago\n", name, len(points)/3, len(tris), graph.FormatTime(t), step)
 	b = fmt.Appendf(b, "mtllib %s.mtl\no %s\n", name, name)
 	vec := func(tag string, v []float64) {
 		for i := 0; i+2 < len(v); i += 3 {
@@ -257,7 +257,7 @@ func (e *STLExporter) write() error {
 			if e.ASCII {
 				return WriteSTLASCII(w, name, pts, tris)
 			}
-			return WriteSTLBinary(w, fmt.Sprintf("%s t=%g step %d, binary STL written by sofago", name, sc.Time, sc.StepCount), pts, tris)
+			return WriteSTLBinary(w, fmt.Sprintf("%s t=%s step %d, binary STL written by sofago", name, graph.FormatTime(sc.Time), sc.StepCount), pts, tris)
 		})
 		if err != nil {
 			return fmt.Errorf("surface %q: %w", s.Base().Path(), err)

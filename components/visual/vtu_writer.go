@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/sofago/sofago/graph"
@@ -55,7 +54,7 @@ func WritePVD(w io.Writer, entries []PVDEntry) error {
 	bw.WriteString("  <Collection>\n")
 	for _, e := range entries {
 		fmt.Fprintf(bw, "    <DataSet timestep=\"%s\" group=\"\" part=\"0\" file=\"%s\"/>\n",
-			strconv.FormatFloat(e.Time, 'g', -1, 64), xmlAttr(e.File))
+			graph.FormatTime(e.Time), xmlAttr(e.File)) // without floating-point noise
 	}
 	bw.WriteString("  </Collection>\n</VTKFile>\n")
 	return bw.Flush()
@@ -234,7 +233,7 @@ func (s *Series) build(t float64) error {
 		ref = s.ref
 	}
 	g := &s.grid
-	g.Time = t
+	g.Time = graph.RoundTime(t) // the TimeValue field, without floating-point noise
 	g.Points = resize(g.Points, 3*n)
 	s.disp, s.vel = resize(s.disp, 3*n), resize(s.vel, 3*n)
 	for i := 0; i < n; i++ {
