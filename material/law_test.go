@@ -109,7 +109,7 @@ func finiteMat(m geom.Mat3) bool {
 // 1e-16·|P|/(h|dP|) ≈ 1e-10 for the tangent check. Measured: below 2e-9 for
 // every law and configuration (the NeoHookean extension below its
 // threshold has the largest third derivatives). 1e-7 keeps a margin and
-// is ten times tighter than DESIGN.md's 1e-6.
+// is ten times tighter than the 1e-6 of the README's testing rule (Tests and benchmarks).
 const fdTolerance = 1e-7
 
 // TestStressIsEnergyGradient: P = ∂Ψ/∂F by central differences, entry by

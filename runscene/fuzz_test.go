@@ -130,7 +130,7 @@ func FuzzLoad(f *testing.F) {
 		if hasExporter(s) || tooBig(s) {
 			return
 		}
-		s.CacheDir = t.TempDir() // precomputation caches: never next to the test
+		s.CacheDir = testCache() // precomputation caches: never next to the test
 		if err := s.Init(); err != nil {
 			checkLocated(t, file, "init", err)
 			return

@@ -51,8 +51,12 @@
 //	3    a linear or Newton solve did not converge (not with -allow-unconverged)
 //	130  interrupted
 //
-// Flags may come before or after the scene file. -list and -doc document
-// the registered component types and need no scene.
+// Flags may come before or after the scene file; -h prints them once, and
+// a mistake in them is one line with a hint to -h. -list and -doc document
+// the registered component types (-doc scene: the scene file's root keys)
+// and need no scene. -cache DIR says where precomputations are cached
+// (over the scene's cacheDir and the user cache folder). Times are printed
+// without floating-point noise (graph.FormatTime).
 package runscene
 
 import (

@@ -12,9 +12,16 @@ import (
 	_ "github.com/sofago/sofago/components/all"
 )
 
+// slowInit lists the scenes whose Init takes seconds; -short leaves them out.
+var slowInit = map[string]string{
+	"subspace_bridge.toml": "precomputes an 11,520-tetrahedron reduced model at Init (about 3 s of CPU)",
+}
+
 // TestEverySceneRuns loads, initialises and steps every scene in this folder
-// and checks that every state stays finite.
+// and checks that every state stays finite. The precomputation caches go to
+// one temporary folder shared by the scenes (never the user's cache).
 func TestEverySceneRuns(t *testing.T) {
+	cache := t.TempDir()
 	files, err := filepath.Glob("*.toml")
 	if err != nil {
 		t.Fatal(err)
@@ -24,11 +31,14 @@ func TestEverySceneRuns(t *testing.T) {
 	}
 	for _, f := range files {
 		t.Run(f, func(t *testing.T) {
+			if why, ok := slowInit[f]; ok && testing.Short() {
+				t.Skipf("-short: %s", why)
+			}
 			s, err := graph.LoadFile(f)
 			if err != nil {
 				t.Fatal(err)
 			}
-			s.CacheDir = t.TempDir() // reduced models, spring networks: not into the user cache
+			s.CacheDir = cache
 			if err := s.Init(); err != nil {
 				t.Fatal(err)
 			}

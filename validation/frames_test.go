@@ -96,6 +96,9 @@ func framesBeamEnd(t testing.TB, edit func(string) string) (geom.Vec3, solver.St
 // solve must take at least 5× fewer linear-solver iterations than the
 // coarse FEM's.
 func TestFramesBeamMatchesConvergedFEM(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the converged reference needs the 40×12×12-cell StVK bar (a few seconds); run without -short")
+	}
 	end, stats := framesBeamEnd(t, nil)
 	endDQ, statsDQ := framesBeamEnd(t, dualQuaternion)
 

@@ -120,7 +120,7 @@ var allMethods = []string{"small", "large", "polar", "svd"}
 // error ≈ h²·|third derivative of f| ≈ 1e-12 relative here and a rounding error
 // ≈ 1e-16·|f|/(h|K d|); the measured agreement is 6e-11 to 8e-11 for
 // every method. 1e-8 leaves two orders of margin and is a hundred times
-// tighter than DESIGN.md's 1e-6.
+// tighter than the 1e-6 of the README's testing rule (Tests and benchmarks).
 const fdTolerance = 1e-8
 
 // TestFixtureExactTangent runs graphtest.CheckForceField (force = −∇W,

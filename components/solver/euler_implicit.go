@@ -15,7 +15,7 @@ import (
 //
 // then sets v ← v + Δv and x ← x ⊕ h·v (the new velocity). f, K = ∂f/∂x and
 // B = ∂f/∂v are taken at the start of the step; α (rayleighMass) and β
-// (rayleighStiffness) add the damping force −α·M·v + β·K·v (DESIGN.md). The
+// (rayleighStiffness) add the damping force −α·M·v + β·K·v (README, Conventions). The
 // system comes from M Δv = h·F(x + h·v_new, v_new), F the total force
 // including damping, expanded to first order around (x, v). The right-hand
 // side and the solution are projected by the constraints, and the new

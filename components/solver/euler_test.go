@@ -43,7 +43,7 @@ name = "osc"
 }
 
 // TestImplicitEulerMatchesRecurrence checks EulerImplicitSolver against the
-// exact discrete recurrence of DESIGN.md's formula on a damped oscillator
+// exact discrete recurrence of the README's formula (Conventions, Rayleigh damping) on a damped oscillator
 // with both Rayleigh coefficients. With K = −k, B = −c, M = m (scalars):
 //
 //	A  = (1 + hα)·m + h·c + h(h + β)·k

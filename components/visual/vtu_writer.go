@@ -163,7 +163,7 @@ type CellDataProvider interface {
 func pointLayout(t graph.Template) bool {
 	switch t.Name() {
 	case "Vec3", "Rigid3":
-		// Coordinates start with the position (DESIGN.md conventions),
+		// Coordinates start with the position (README, Conventions: translation first),
 		// derivatives with the linear velocity.
 		return t.CoordSize() >= 3 && t.DerivSize() >= 3
 	case "Affine3":

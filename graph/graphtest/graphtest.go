@@ -1,5 +1,5 @@
 // Package graphtest holds the reusable finite-difference fixtures every
-// force field and mapping is tested with (../shared/DESIGN.md, Testing):
+// force field and mapping is tested with (README, Tests and benchmarks):
 //
 //   - force = −∇energy, by central differences of PotentialEnergy;
 //   - AddDForce = the central-difference change of AddForce (stiffness K)
@@ -10,7 +10,7 @@
 // Perturbations are taken in the tangent space of the state's template
 // (Template.Integrate), so the same fixtures serve Vec3, Rigid3 and any
 // later DOF type. Errors are measured relative to the largest entry of the
-// analytic vector, the tolerance DESIGN.md fixes (1e-6 or better with
+// analytic vector, the tolerance the README's testing rule fixes (1e-6 or better with
 // central differences).
 package graphtest
 
