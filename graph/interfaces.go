@@ -311,3 +311,22 @@ type MassBlockAssembler interface {
 type PointRotations interface {
 	PointRotations(out []float64) bool
 }
+
+// InertialSolver is implemented by ODE solvers that integrate M·a = f
+// (explicit and implicit Euler, Newmark, shape matching's force term):
+// every independent state they integrate needs a mass, on its own node or
+// on a node mapped from it, or the scene is refused before it runs
+// (Scene.CheckRunnable). Static solvers, which find equilibria, do not
+// implement it.
+type InertialSolver interface {
+	ODESolver
+	NeedsMass() bool
+}
+
+// StateDriver is implemented by behaviours that move states themselves,
+// without an ODE solver (prescribed motion: they set positions in
+// BeginStep). Scene.CheckRunnable counts the states they drive as moving.
+type StateDriver interface {
+	Behavior
+	DrivenStates() []State
+}

@@ -66,7 +66,25 @@ func Load(file string, data []byte) (*Scene, error) {
 	if err := l.resolveLinks(); err != nil {
 		return nil, err
 	}
+	if err := l.notEmpty(); err != nil {
+		return nil, err
+	}
 	return s, nil
+}
+
+// notEmpty refuses a scene with nothing in it: no [[node]] at all (an empty
+// file, or only dt, gravity and steps), or nodes without a single
+// [[node.object]]. Such a scene would "run" and do nothing.
+func (l *loader) notEmpty() error {
+	s := l.scene
+	if len(s.Root.Children) == 0 {
+		return l.errAt(1, nil, "", "", "the scene has no [[node]]: nothing to simulate (a scene needs a node with a MechanicalObject, a mass and an ODE solver; runscene -list shows the components)")
+	}
+	if len(l.objects) == 0 {
+		first := s.Root.Children[0]
+		return l.errAt(first.Line, first, "", "", "no node of the scene has an object ([[node.object]]): nothing to simulate")
+	}
+	return nil
 }
 
 type loader struct {

@@ -384,7 +384,7 @@ name = "beam"
   type = "MechanicalObject"
   restPosition = [[0, 0, 0], [1, 0, 0]]
   position = [[0, 0, 0]]
-`, true, []string{"position has 1 DOFs but restPosition has 2"}},
+`, true, []string{"position has 1 DOFs but the rest shape (restPosition) has 2"}},
 
 		{"mass without a state (Init)", `
 [[node]]
@@ -572,7 +572,7 @@ steps = 7
 // *lineRecord.
 func TestLoadInlineTables(t *testing.T) {
 	for _, text := range []string{
-		`node = [{name = "a"}]`,
+		`node = [{name = "a", object = [{type = "MechanicalObject", size = 1}]}]`,
 		"[[node]]\nname = \"a\"\nobject = [{type = \"MechanicalObject\", position = [[0, 0, 0]]}]\n",
 		"[[node]]\nname = \"a\"\nnode = [{name = \"b\", object = [{type = \"MechanicalObject\", position = [[0, 0, 0]]}]}]\n",
 	} {

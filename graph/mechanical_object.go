@@ -12,9 +12,9 @@ import (
 type MechanicalObject struct {
 	ObjectBase
 	TemplateName string      `toml:"template" doc:"DOF type: Vec3, Rigid3, Vec1 (SOFA's Vec3d, Rigid3d, Vec1d are accepted), or any registered template"`
-	PositionIn   [][]float64 `toml:"position" doc:"initial coordinates, one array per DOF in the template's layout (default: restPosition)"`
+	PositionIn   [][]float64 `toml:"position" doc:"initial coordinates, one array per DOF in the template's layout (default: the rest shape); with a topology in the node they are a deformed pose, the topology's points staying the rest shape"`
 	VelocityIn   [][]float64 `toml:"velocity" doc:"initial velocities, one array per DOF, or a single array applied to every DOF (default: zero)" unit:"m/s, rad/s"`
-	RestIn       [][]float64 `toml:"restPosition" doc:"rest coordinates, one array per DOF (default: the points of a topology in the same node)"`
+	RestIn       [][]float64 `toml:"restPosition" doc:"rest coordinates, one array per DOF (default: the points of a topology in the same node, and only when there is none, position)"`
 	Translation  [3]float64  `toml:"translation" doc:"translation applied to the initial and rest coordinates taken from a topology" unit:"m"`
 	SizeIn       int         `toml:"size" doc:"number of DOFs when nothing else sets it (they start at the origin, identity orientation)" range:"[0,50000000]"`
 
@@ -60,8 +60,18 @@ func (m *MechanicalObject) Validate() error {
 	return nil
 }
 
-// Init sizes the vectors from, in order of precedence, restPosition,
-// position, the local topology, and size; then fills them.
+// Init sizes and fills the vectors. The rest shape comes, in order of
+// precedence, from restPosition, from the points of a topology in the same
+// node (shifted by translation), from position, and otherwise the state has
+// size DOFs at the origin. The initial coordinates are position when given
+// (so a scene can start from a deformed pose: the elastic forces then pull
+// it back to the topology's shape), otherwise the rest shape. A topology's
+// points are 3 numbers each, so states of other templates (Rigid3, Vec1,
+// ...) never take them: their rest shape defaults to position.
+//
+// Coordinates a scene gives are checked by their template (CoordChecker):
+// a zero or non-finite Rigid3 quaternion is an error, a non-unit one is
+// normalised with a note (Scene.Notes).
 func (m *MechanicalObject) Init() error {
 	if m.tmpl == nil {
 		if err := m.Validate(); err != nil {
@@ -69,36 +79,40 @@ func (m *MechanicalObject) Init() error {
 		}
 	}
 	cs, ds := m.tmpl.CoordSize(), m.tmpl.DerivSize()
+	var x []float64 // position as given
+	if len(m.PositionIn) > 0 {
+		v, err := m.given("position", m.PositionIn)
+		if err != nil {
+			return err
+		}
+		x = v
+	}
 	var rest []float64
+	restFrom := ""
+	var topoPts []float64
+	topoName := ""
+	if topo := m.Node.LocalTopology(); topo != nil && topo.Base() != nil {
+		topoPts, topoName = topo.Points(), topo.Base().Name
+	}
 	switch {
 	case len(m.RestIn) > 0:
-		r, err := flatten("restPosition", m.RestIn, cs)
+		r, err := m.given("restPosition", m.RestIn)
 		if err != nil {
-			return m.Wrap(err)
+			return err
 		}
-		rest = r
-	case len(m.PositionIn) > 0:
-		r, err := flatten("position", m.PositionIn, cs)
-		if err != nil {
-			return m.Wrap(err)
-		}
-		rest = r
-	default:
-		if topo := m.Node.LocalTopology(); topo != nil && topo.Base() != nil {
-			pts := topo.Points()
-			if cs != 3 {
-				if len(pts) > 0 {
-					return m.Errorf("template %s cannot take its positions from topology %q (3 numbers per point); give position or restPosition", m.TemplateName, topo.Base().Name)
-				}
-			} else {
-				rest = append([]float64(nil), pts...)
-				for i := 0; i < len(rest)/3; i++ {
-					for c := 0; c < 3; c++ {
-						rest[3*i+c] += m.Translation[c]
-					}
-				}
+		rest, restFrom = r, "restPosition"
+	case len(topoPts) > 0 && cs == 3:
+		rest = append([]float64(nil), topoPts...)
+		for i := 0; i < len(rest)/3; i++ {
+			for c := 0; c < 3; c++ {
+				rest[3*i+c] += m.Translation[c]
 			}
 		}
+		restFrom = fmt.Sprintf("the points of topology %q", topoName)
+	case x != nil:
+		rest, restFrom = x, "position"
+	case len(topoPts) > 0:
+		return m.Errorf("template %s cannot take its positions from topology %q (3 numbers per point); give position or restPosition", m.TemplateName, topoName)
 	}
 	n := m.SizeIn
 	if rest != nil {
@@ -112,13 +126,9 @@ func (m *MechanicalObject) Init() error {
 		copy(m.vecs[RestPosition], rest)
 		copy(m.vecs[Position], rest)
 	}
-	if len(m.PositionIn) > 0 {
-		x, err := flatten("position", m.PositionIn, cs)
-		if err != nil {
-			return m.Wrap(err)
-		}
+	if x != nil {
 		if len(x) != len(m.vecs[Position]) {
-			return m.Errorf("position has %d DOFs but restPosition has %d", len(x)/cs, n)
+			return m.Errorf("position has %d DOFs but the rest shape (%s) has %d", len(x)/cs, restFrom, n)
 		}
 		copy(m.vecs[Position], x)
 	}
@@ -143,6 +153,29 @@ func (m *MechanicalObject) Init() error {
 		copy(m.vecs[Velocity], v)
 	}
 	return nil
+}
+
+// given flattens coordinates the scene gives (position, restPosition) and
+// has the template check each one (CoordChecker): an error names the DOF,
+// a change is recorded as a note.
+func (m *MechanicalObject) given(what string, rows [][]float64) ([]float64, error) {
+	cs := m.tmpl.CoordSize()
+	x, err := flatten(what, rows, cs)
+	if err != nil {
+		return nil, m.Wrap(err)
+	}
+	if ck, ok := m.tmpl.(CoordChecker); ok {
+		for i := 0; i < len(x)/cs; i++ {
+			change, err := ck.CheckCoord(x[cs*i : cs*i+cs])
+			if err != nil {
+				return nil, m.Errorf("%s[%d]: %v", what, i, err)
+			}
+			if change != "" {
+				m.Notef("%s[%d]: %s", what, i, change)
+			}
+		}
+	}
+	return x, nil
 }
 
 func flatten(what string, rows [][]float64, width int) ([]float64, error) {

@@ -35,7 +35,9 @@ type Scene struct {
 	freeVecs []VecID
 	nextID   VecID
 	inited   bool
-	reach    reach // the region the scene can reach (divergence.go)
+	reach    reach    // the region the scene can reach (divergence.go)
+	checked  bool     // CheckRunnable passed
+	notes    []string // see Notes
 }
 
 type solverBinding struct {
@@ -269,6 +271,11 @@ func (e *StepError) Unwrap() error { return e.Err }
 func (s *Scene) Step() error {
 	if !s.inited {
 		if err := s.Init(); err != nil {
+			return err
+		}
+	}
+	if !s.checked {
+		if err := s.CheckRunnable(); err != nil {
 			return err
 		}
 	}

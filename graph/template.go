@@ -2,6 +2,7 @@ package graph
 
 import (
 	"fmt"
+	"math"
 	"sort"
 
 	"github.com/sofago/sofago/geom"
@@ -137,6 +138,45 @@ func (Rigid3Template) Normalize(x []float64) {
 		q := geom.Quat{c[3], c[4], c[5], c[6]}.Normalized()
 		c[3], c[4], c[5], c[6] = q[0], q[1], q[2], q[3]
 	}
+}
+
+// CheckCoord implements CoordChecker: the orientation [x y z w] of a
+// frame given by a scene must be a finite, non-zero quaternion. One that is
+// not of unit length (beyond 1e-9, what typing about ten significant digits
+// leaves) is normalised, and the change is described for a note.
+func (Rigid3Template) CheckCoord(c []float64) (string, error) {
+	q := geom.Quat{c[3], c[4], c[5], c[6]}
+	scale := 0.0
+	for _, x := range q {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return "", fmt.Errorf("orientation quaternion %v is not finite", fmtQuat(q))
+		}
+		scale = math.Max(scale, math.Abs(x))
+	}
+	if scale == 0 {
+		return "", fmt.Errorf("orientation quaternion [x, y, z, w] = %v is zero: it gives no orientation (the identity is [0, 0, 0, 1])", fmtQuat(q))
+	}
+	s := geom.Quat{q[0] / scale, q[1] / scale, q[2] / scale, q[3] / scale}
+	norm := scale * s.Norm() // no overflow or underflow for any finite q
+	if math.Abs(norm-1) <= 1e-9 {
+		return "", nil
+	}
+	u := geom.Quat{s[0] / s.Norm(), s[1] / s.Norm(), s[2] / s.Norm(), s[3] / s.Norm()}
+	return fmt.Sprintf("orientation quaternion %v has length %.9g, not 1; normalised to %v", fmtQuat(q), norm, fmtQuat(u)), nil
+}
+
+func fmtQuat(q geom.Quat) string {
+	return fmt.Sprintf("[%g, %g, %g, %g]", q[0], q[1], q[2], q[3])
+}
+
+// CoordChecker is implemented by templates whose coordinates must satisfy
+// a constraint that a scene can break (Rigid3: the orientation is a unit
+// quaternion). CheckCoord looks at one coordinate as a scene gives it: an
+// error when it cannot be made valid (a zero quaternion has no
+// orientation), else a description of what Normalize will change ("" when
+// nothing beyond rounding), which MechanicalObject records as a note.
+type CoordChecker interface {
+	CheckCoord(c []float64) (change string, err error)
 }
 
 // Built-in templates.

@@ -341,6 +341,8 @@ gravity = [0, -9.81, 0]
 [[node]]
 name = "points"
   [[node.object]]
+  type = "EulerExplicitSolver"
+  [[node.object]]
   type = "MechanicalObject"
   name = "dofs"
   position = [[0, 0, 0], [1, 2, 3], [-1, 0.5, 2]]
@@ -350,6 +352,8 @@ name = "points"
   totalMass = 6
 [[node]]
 name = "body"
+  [[node.object]]
+  type = "EulerExplicitSolver"
   [[node.object]]
   type = "MechanicalObject"
   name = "frame"
@@ -547,6 +551,7 @@ name = "pts"
   position = [[0, 0, 0], [1, 0, 0]]
   [[node.object]]
   type = "UniformMass"
+  vertexMass = 1
 `
 	needTypes(t, text)
 	p := writeScene(t, text)

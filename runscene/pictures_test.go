@@ -206,7 +206,21 @@ func TestPictureUsageErrors(t *testing.T) {
 			t.Errorf("runscene %v: exit %d, stderr %q; want 2 and %q", c.args, r.code, r.stderr, c.want)
 		}
 	}
-	// A scene with nothing to draw is a scene error, one line.
+	// A scene with nothing to draw is a scene error, one line: reduced
+	// coordinates (Vec1) have no place in space.
+	p = writeScene(t, `steps = 1
+[[node]]
+name = "modes"
+  [[node.object]]
+  type = "EulerExplicitSolver"
+  [[node.object]]
+  type = "MechanicalObject"
+  template = "Vec1"
+  position = [[0.5]]
+  [[node.object]]
+  type = "UniformMass"
+  vertexMass = 1
+`)
 	r := runBin(t, "-picture", filepath.Join(t.TempDir(), "x.png"), p)
 	if r.code != 1 || !strings.Contains(r.stderr, "nothing to draw") {
 		t.Errorf("nothing to draw: exit %d, stderr %q", r.code, r.stderr)

@@ -220,7 +220,7 @@ func parseFlags(args []string, help io.Writer) (*options, error) {
 	fs.StringVar(&opt.out, "out", "", "write a VTU file per frame and a .pvd index per state into `DIR` (for ParaView)")
 	fs.BoolVar(&opt.list, "list", false, "list the registered component types by kind")
 	fs.StringVar(&opt.doc, "doc", "", "document the fields of component `TYPE` (defaults, units, ranges); -doc scene: the scene file's root keys")
-	fs.BoolVar(&opt.quiet, "quiet", false, "print neither progress nor summary (errors and warnings still go to stderr)")
+	fs.BoolVar(&opt.quiet, "quiet", false, "print neither progress nor summary (errors, warnings and the scene's notes still go to stderr)")
 	fs.BoolVar(&opt.allowUnconverged, "allow-unconverged", false, "exit 0, not 3, when a linear or Newton solve did not converge (the warning is still printed)")
 	fs.IntVar(&opt.every, "every", 1, "write an -out, -frames and -gif frame every `N` steps (frame 0 and the last step are always written); on a terminal, also update the progress line every N steps instead of ten times a second")
 	fs.StringVar(&opt.frames, "frames", "", "write a PNG picture of the visual surfaces every -every steps into `DIR` (frame_000000.png, ...)")
@@ -527,6 +527,16 @@ func (r *runner) run(ctx context.Context) int {
 	if err := s.Init(); err != nil {
 		return r.fail(err)
 	}
+	if err := s.CheckRunnable(); err != nil {
+		return r.fail(err)
+	}
+	if opt.quiet {
+		// -quiet has no summary, but what the scene changed from what its
+		// file says is never silent: the notes go to stderr.
+		for _, n := range s.Notes() {
+			fmt.Fprintln(r.stderr, "note: "+n)
+		}
+	}
 	var out *visual.SceneWriter
 	if opt.out != "" {
 		if out, err = visual.NewSceneWriter(opt.out, s.Root); err != nil {
@@ -794,6 +804,14 @@ func (r *runner) summary(wall time.Duration, out *visual.SceneWriter, interrupte
 	fmt.Fprintf(tw, "kinetic energy\t%.9g J\n", ke)
 	fmt.Fprintf(tw, "potential energy\t%.9g J\n", pe)
 	tw.Flush()
+
+	if notes := s.Notes(); len(notes) > 0 {
+		fmt.Fprintln(r.stdout)
+		fmt.Fprintln(r.stdout, "notes")
+		for _, n := range notes {
+			fmt.Fprintln(r.stdout, "  "+n)
+		}
+	}
 
 	var solvers []*solverStats
 	newton := false

@@ -139,7 +139,7 @@ func TestBarycentricMappingFollowsVerticesExactly(t *testing.T) {
 		pts = append(pts, mid[0], mid[1], mid[2])
 	}
 	scene := strings.Replace(baryScene(pts, `isMechanical = false`), `name = "dofs"`, `name = "dofs"
-  position = `+rows(x0, 3), 1)
+  restPosition = `+rows(x0, 3), 1)
 	s := graphtest.MustLoad(t, "bary.toml", scene)
 	m := graphtest.Find[*mapping.BarycentricMapping](t, s, "mesh/embedded/BarycentricMapping")
 	if n, _ := m.Outside(); n != 0 {

@@ -52,13 +52,13 @@ name = "n"
 }
 
 // TestUniformMassTotalVersusVertex: totalMass is spread evenly over the DOFs,
-// vertexMass is per DOF, the default is 1 kg per DOF (SOFA), and giving
-// both is an error at load.
+// vertexMass is per DOF; giving both, or neither (SOFA's silent default of
+// 1 kg per DOF), is an error at load naming the line of the mass.
 func TestUniformMassTotalVersusVertex(t *testing.T) {
 	for _, c := range []struct {
 		toml string
 		want float64
-	}{{"totalMass = 6", 1.5}, {"vertexMass = 0.25", 0.25}, {"", 1}} {
+	}{{"totalMass = 6", 1.5}, {"vertexMass = 0.25", 0.25}} {
 		s := graphtest.MustLoad(t, "m.toml", uniformMassScene("Vec3", 4, c.toml))
 		if got := graphtest.Find[*mass.UniformMass](t, s, "n/mass").MassPerDOF(); got != c.want {
 			t.Errorf("%q: mass per DOF %g, want %g", c.toml, got, c.want)
@@ -67,6 +67,10 @@ func TestUniformMassTotalVersusVertex(t *testing.T) {
 	err := initSceneErr(uniformMassScene("Vec3", 4, "totalMass = 1\n  vertexMass = 1"))
 	if err == nil || !strings.Contains(err.Error(), "not both") {
 		t.Errorf("both totalMass and vertexMass: error %v", err)
+	}
+	err = initSceneErr(uniformMassScene("Vec3", 4, ""))
+	if err == nil || !strings.Contains(err.Error(), "give the mass: totalMass") || !strings.Contains(err.Error(), `object "mass" (UniformMass)`) {
+		t.Errorf("neither totalMass nor vertexMass: error %v", err)
 	}
 	err = initSceneErr(uniformMassScene("Rigid3", 2, "vertexMass = 1"))
 	if err == nil || !strings.Contains(err.Error(), "use RigidMass") {

@@ -23,7 +23,7 @@ const notGiven = -1
 type UniformMass struct {
 	graph.ObjectBase
 	TotalMass  float64 `toml:"totalMass" doc:"total mass, spread evenly over the DOFs (exclusive with vertexMass; −1 means not given)" unit:"kg" range:"[0,inf)"`
-	VertexMass float64 `toml:"vertexMass" doc:"mass of each DOF (exclusive with totalMass; −1 means not given; 1 kg when neither is given, as in SOFA)" unit:"kg" range:"[0,inf)"`
+	VertexMass float64 `toml:"vertexMass" doc:"mass of each DOF (exclusive with totalMass; −1 means not given; one of the two is required: there is no default mass)" unit:"kg" range:"[0,inf)"`
 
 	m       float64 // mass per DOF
 	gravity bool    // Vec3: apply gravity
@@ -45,10 +45,15 @@ func NewUniformMass(m float64) *UniformMass {
 	return &UniformMass{ObjectBase: graph.ObjectBase{Name: "mass", TypeName: "UniformMass"}, TotalMass: notGiven, VertexMass: m}
 }
 
-// Validate checks that at most one of totalMass and vertexMass is given.
+// Validate checks that exactly one of totalMass and vertexMass is given.
+// There is no default (SOFA's is 1 kg per DOF): a scene that forgets its
+// mass would silently weigh 1 kg per vertex, whatever its size.
 func (u *UniformMass) Validate() error {
 	if u.TotalMass >= 0 && u.VertexMass >= 0 {
 		return fmt.Errorf("give totalMass or vertexMass, not both (totalMass = %g, vertexMass = %g)", u.TotalMass, u.VertexMass)
+	}
+	if u.TotalMass < 0 && u.VertexMass < 0 {
+		return fmt.Errorf("give the mass: totalMass (kg, spread over the DOFs) or vertexMass (kg per DOF); there is no default")
 	}
 	return nil
 }
@@ -77,10 +82,8 @@ func (u *UniformMass) Init() error {
 			return u.Errorf("totalMass = %g cannot be spread over a state with no DOFs", u.TotalMass)
 		}
 		u.m = u.TotalMass / float64(n)
-	case u.VertexMass >= 0:
-		u.m = u.VertexMass
 	default:
-		u.m = 1
+		u.m = u.VertexMass
 	}
 	u.gravity = tmpl.CoordSize() == 3
 	return nil

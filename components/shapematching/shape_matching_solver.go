@@ -53,6 +53,10 @@ func init() {
 	})
 }
 
+// NeedsMass implements graph.InertialSolver: its force term h·M⁻¹f needs a mass on every
+// state it integrates (checked before the run by graph.Scene.CheckRunnable).
+func (s *ShapeMatchingSolver) NeedsMass() bool { return true }
+
 // Init finds the goal providers of the subtree and checks that each acts on
 // an independent state no other provider drives.
 func (s *ShapeMatchingSolver) Init() error {

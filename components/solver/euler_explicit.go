@@ -48,6 +48,10 @@ type invertibleMass interface {
 	CheckInvertible() error
 }
 
+// NeedsMass implements graph.InertialSolver: a = M⁻¹f needs a mass on every
+// state it integrates (checked before the run by graph.Scene.CheckRunnable).
+func (s *EulerExplicitSolver) NeedsMass() bool { return true }
+
 // Init finds the optional linear solver and checks that the masses of the
 // independent states below the solver can be inverted.
 func (s *EulerExplicitSolver) Init() error {

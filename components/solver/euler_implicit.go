@@ -45,6 +45,10 @@ func init() {
 	})
 }
 
+// NeedsMass implements graph.InertialSolver: the M of its system needs a mass on every
+// state it integrates (checked before the run by graph.Scene.CheckRunnable).
+func (s *EulerImplicitSolver) NeedsMass() bool { return true }
+
 // Init finds the linear solver.
 func (s *EulerImplicitSolver) Init() error {
 	s.linear = s.Node.LinearSolver()

@@ -96,6 +96,10 @@ func (s *NewmarkImplicitSolver) Validate() error {
 	return nil
 }
 
+// NeedsMass implements graph.InertialSolver: the M of its system needs a mass on every
+// state it integrates (checked before the run by graph.Scene.CheckRunnable).
+func (s *NewmarkImplicitSolver) NeedsMass() bool { return true }
+
 // Init finds the linear solver.
 func (s *NewmarkImplicitSolver) Init() error {
 	if err := s.Validate(); err != nil {

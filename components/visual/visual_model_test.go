@@ -21,6 +21,10 @@ type mover struct {
 	disp func(t float64, x0 geom.Vec3) geom.Vec3
 }
 
+// DrivenStates implements graph.StateDriver: the mover prescribes the
+// motion of its node's state, with no ODE solver.
+func (m *mover) DrivenStates() []graph.State { return []graph.State{m.Node.State()} }
+
 func (m *mover) BeginStep(t, dt float64) error {
 	st := m.Node.State()
 	x, x0 := st.Vec(graph.Position), st.Vec(graph.RestPosition)
@@ -372,7 +376,7 @@ func TestVisualModelErrors(t *testing.T) {
     [[node.node.object]]
     type = "MechanicalObject"
     position = [[0, 0, 0]]
-`), "has 54 points but the state"},
+`), `position has 1 DOFs but the rest shape (the points of topology "VisualModel") has 54`},
 	}
 	for i, c := range cases {
 		s, err := graph.Load(filepath.Join(dir, "bar.toml"), []byte(c.text))

@@ -431,6 +431,9 @@ func TestVTKExporter(t *testing.T) {
   every = 2
 `
 	s := load(t, filepath.Join(dir, "scene.toml"), text)
+	// Something must move for the scene to run (graph.Scene.CheckRunnable):
+	// the beam bends by prescribed motion.
+	s.Root.Child("beam").Add(&mover{ObjectBase: graph.ObjectBase{Name: "mover"}, disp: bend})
 	for i := 0; i < 5; i++ {
 		if err := s.Step(); err != nil {
 			t.Fatal(err)
