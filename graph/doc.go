@@ -5,7 +5,11 @@
 // It imports no component. Components import graph, implement one or more of
 // the interfaces in interfaces.go and register themselves from init() with
 // Register, the way database/sql drivers do. A scene is loaded with LoadFile,
-// initialised with Scene.Init and advanced with Scene.Step.
+// initialised with Scene.Init and advanced with Scene.Step; before the first
+// step Scene.CheckRunnable refuses a scene that would do nothing (no ODE
+// solver, an unintegrated state something acts on, a massless state under
+// an inertial solver). What a scene changed from its file without an error
+// (a quaternion normalised) is in Scene.Notes.
 //
 // # Data flow
 //
