@@ -39,7 +39,7 @@ func TestSceneKeysDocumentTheLoader(t *testing.T) {
 		}
 	}
 	// The defaults are the loader's: an empty root takes them.
-	s, err := graph.Load("d.toml", []byte("[[node]]\nname = \"a\"\n"))
+	s, err := graph.Load("d.toml", []byte("[[node]]\nname = \"a\"\n[[node.object]]\ntype = \"MechanicalObject\"\nsize = 1\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestSceneKeysDocumentTheLoader(t *testing.T) {
 		t.Errorf("defaults dt %g, gravity %v, steps %d, cacheDir %q", s.Dt, s.Gravity, s.Steps, s.CacheDir)
 	}
 	// Every key is accepted with a value of its type.
-	s, err = graph.Load(filepath.Join("some", "dir", "s.toml"), []byte("dt = 0.002\ngravity = [0, 0, -1.62]\nsteps = 7\ncacheDir = \"cache\"\n[[node]]\nname = \"a\"\n"))
+	s, err = graph.Load(filepath.Join("some", "dir", "s.toml"), []byte("dt = 0.002\ngravity = [0, 0, -1.62]\nsteps = 7\ncacheDir = \"cache\"\n[[node]]\nname = \"a\"\n[[node.object]]\ntype = \"MechanicalObject\"\nsize = 1\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestSceneKeysDocumentTheLoader(t *testing.T) {
 		t.Errorf("cacheDir %q, want %q (relative to the scene file)", s.CacheDir, want)
 	}
 	abs := filepath.Join(t.TempDir(), "c")
-	s, err = graph.Load("s.toml", []byte(fmt.Sprintf("cacheDir = %q\n[[node]]\nname = \"a\"\n", abs)))
+	s, err = graph.Load("s.toml", []byte(fmt.Sprintf("cacheDir = %q\n[[node]]\nname = \"a\"\n[[node.object]]\ntype = \"MechanicalObject\"\nsize = 1\n", abs)))
 	if err != nil {
 		t.Fatal(err)
 	}
