@@ -49,6 +49,12 @@ func (s *Scene) ResolvePath(name string) string {
 // Load builds a scene from TOML text; file names it in errors and anchors
 // relative file names.
 func Load(file string, data []byte) (*Scene, error) {
+	return load(file, data, nil)
+}
+
+// load builds a scene with overrides (nil: none) applied to the parsed
+// tree as the loader reaches their targets.
+func load(file string, data []byte, ov *overrides) (*Scene, error) {
 	var doc map[string]any
 	if _, err := toml.Decode(string(data), &doc); err != nil {
 		var pe toml.ParseError
@@ -59,8 +65,11 @@ func Load(file string, data []byte) (*Scene, error) {
 	}
 	lines := indexLines(string(data))
 	s := NewScene(file)
-	l := &loader{file: file, scene: s}
+	l := &loader{file: file, scene: s, ov: ov}
 	if err := l.root(doc, lines); err != nil {
+		return nil, err
+	}
+	if err := l.checkOverridesUsed(); err != nil {
 		return nil, err
 	}
 	if err := l.resolveLinks(); err != nil {
@@ -91,11 +100,23 @@ type loader struct {
 	file    string
 	scene   *Scene
 	objects []loadedObject
+	ov      *overrides
 }
 
 type loadedObject struct {
 	obj   Object
 	lines *lineRecord
+	ov    map[string]*Override // the overridden keys of this object
+}
+
+// overridden turns err, about a key an override set, into an error naming
+// the override (and no line: the value is not in the file).
+func overridden(err error, o *Override, line int) error {
+	var e *Error
+	if errors.As(err, &e) {
+		return &Error{File: e.File, Line: line, Node: e.Node, Object: e.Object, Type: e.Type, Err: o.fail(e.Err)}
+	}
+	return o.fail(err)
 }
 
 func (l *loader) errAt(line int, n *Node, obj string, typ string, format string, args ...any) error {
@@ -107,34 +128,52 @@ func (l *loader) errAt(line int, n *Node, obj string, typ string, format string,
 }
 
 func (l *loader) root(doc map[string]any, rec *lineRecord) error {
-	s := l.scene
+	byKey := map[string]*Override{}
+	for _, o := range l.ov.rootKeys() {
+		if err := o.apply(doc, false); err != nil {
+			return &Error{File: l.file, Err: o.fail(err)}
+		}
+		o.used++
+		byKey[o.key()] = o
+	}
 	keys := sortedKeys(doc, rec)
 	for _, k := range keys {
-		v := doc[k]
-		line := rec.keyLine(k)
-		switch key, known := findSceneKey(k); {
-		case k == "node":
-			nodes, ok := tables(v)
-			if !ok {
-				return l.errAt(line, nil, "", "", "node must be an array of tables ([[node]]), got %s", describe(v))
+		if err := l.rootKey(k, doc[k], rec); err != nil {
+			if o := byKey[k]; o != nil {
+				return overridden(err, o, 0)
 			}
-			for i, nd := range nodes {
-				if err := l.node(s.Root, nd, rec.child("node", i), i); err != nil {
-					return err
-				}
-			}
-		case known:
-			if err := key.set(s, v); err != nil {
-				return l.errAt(line, nil, "", "", "%v", err)
-			}
-		default:
-			names := sceneKeyNames()
-			msg := fmt.Sprintf("unknown top-level key %q (known: %s; runscene -doc scene documents them)", k, strings.Join(names, ", "))
-			if c := closest(k, names); c != "" {
-				msg = fmt.Sprintf("unknown top-level key %q (did you mean %q?)", k, c)
-			}
-			return l.errAt(line, nil, "", "", "%s", msg)
+			return err
 		}
+	}
+	return nil
+}
+
+// rootKey reads one key of the root table.
+func (l *loader) rootKey(k string, v any, rec *lineRecord) error {
+	s := l.scene
+	line := rec.keyLine(k)
+	switch key, known := findSceneKey(k); {
+	case k == "node":
+		nodes, ok := tables(v)
+		if !ok {
+			return l.errAt(line, nil, "", "", "node must be an array of tables ([[node]]), got %s", describe(v))
+		}
+		for i, nd := range nodes {
+			if err := l.node(s.Root, nd, rec.child("node", i), i); err != nil {
+				return err
+			}
+		}
+	case known:
+		if err := key.set(s, v); err != nil {
+			return l.errAt(line, nil, "", "", "%v", err)
+		}
+	default:
+		names := sceneKeyNames()
+		msg := fmt.Sprintf("unknown top-level key %q (known: %s; runscene -doc scene documents them)", k, strings.Join(names, ", "))
+		if c := closest(k, names); c != "" {
+			msg = fmt.Sprintf("unknown top-level key %q (did you mean %q?)", k, c)
+		}
+		return l.errAt(line, nil, "", "", "%s", msg)
 	}
 	return nil
 }
@@ -157,43 +196,64 @@ func (l *loader) node(parent *Node, tbl map[string]any, rec *lineRecord, index i
 	}
 	n := parent.AddChild(name)
 	n.Line = rec.line
-	for _, k := range sortedKeys(tbl, rec) {
-		v := tbl[k]
-		switch k {
-		case "name":
-		case "gravity":
-			g, err := vec3(v)
-			if err != nil {
-				return l.errAt(rec.keyLine(k), n, "", "", "gravity: %v", err)
-			}
-			n.GravityOverride = &g
-		case "object":
-			objs, ok := tables(v)
-			if !ok {
-				return l.errAt(rec.keyLine(k), n, "", "", "object must be an array of tables ([[node.object]]), got %s", describe(v))
-			}
-			for i, o := range objs {
-				if err := l.object(n, o, rec.child("object", i)); err != nil {
-					return err
-				}
-			}
-		case "node":
-			kids, ok := tables(v)
-			if !ok {
-				return l.errAt(rec.keyLine(k), n, "", "", "node must be an array of tables ([[node.node]]), got %s", describe(v))
-			}
-			for i, c := range kids {
-				if err := l.node(n, c, rec.child("node", i), i); err != nil {
-					return err
-				}
-			}
-		default:
-			msg := fmt.Sprintf("unknown node key %q (a node has name, gravity, object, node; component fields go in [[node.object]] tables)", k)
-			if c := closest(k, []string{"name", "gravity", "object", "node"}); c != "" {
-				msg = fmt.Sprintf("unknown node key %q (did you mean %q?)", k, c)
-			}
-			return l.errAt(rec.keyLine(k), n, "", "", "%s", msg)
+	byKey := map[string]*Override{}
+	for _, o := range l.ov.forTarget(parent, name) {
+		if o.key() != "gravity" {
+			continue // not a node key: checkOverridesUsed explains
 		}
+		if err := o.apply(tbl, false); err != nil {
+			return l.errAt(rec.line, n, "", "", "%w", o.fail(err))
+		}
+		o.used++
+		byKey[o.key()] = o
+	}
+	for _, k := range sortedKeys(tbl, rec) {
+		if err := l.nodeKey(n, k, tbl[k], rec); err != nil {
+			if o := byKey[k]; o != nil {
+				return overridden(err, o, rec.line)
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// nodeKey reads one key of a node's table.
+func (l *loader) nodeKey(n *Node, k string, v any, rec *lineRecord) error {
+	switch k {
+	case "name":
+	case "gravity":
+		g, err := vec3(v)
+		if err != nil {
+			return l.errAt(rec.keyLine(k), n, "", "", "gravity: %v", err)
+		}
+		n.GravityOverride = &g
+	case "object":
+		objs, ok := tables(v)
+		if !ok {
+			return l.errAt(rec.keyLine(k), n, "", "", "object must be an array of tables ([[node.object]]), got %s", describe(v))
+		}
+		for i, o := range objs {
+			if err := l.object(n, o, rec.child("object", i)); err != nil {
+				return err
+			}
+		}
+	case "node":
+		kids, ok := tables(v)
+		if !ok {
+			return l.errAt(rec.keyLine(k), n, "", "", "node must be an array of tables ([[node.node]]), got %s", describe(v))
+		}
+		for i, c := range kids {
+			if err := l.node(n, c, rec.child("node", i), i); err != nil {
+				return err
+			}
+		}
+	default:
+		msg := fmt.Sprintf("unknown node key %q (a node has name, gravity, object, node; component fields go in [[node.object]] tables)", k)
+		if c := closest(k, []string{"name", "gravity", "object", "node"}); c != "" {
+			msg = fmt.Sprintf("unknown node key %q (did you mean %q?)", k, c)
+		}
+		return l.errAt(rec.keyLine(k), n, "", "", "%s", msg)
 	}
 	return nil
 }
@@ -239,25 +299,68 @@ func (l *loader) object(n *Node, tbl map[string]any, rec *lineRecord) error {
 	}
 	n.Add(obj)
 	b.File, b.Line = l.file, line
-	if err := decodeFields(obj, fields, rec.keyLine); err != nil {
-		var ke *keyError
-		if errors.As(err, &ke) && ke.line > 0 {
-			line = ke.line
+	// Overrides set their keys in fields; an error about such a key names
+	// the override and the object's line (the value is not in the file).
+	var ov map[string]*Override
+	for _, o := range l.ov.forTarget(n, name) {
+		if err := o.apply(fields, stringField(obj, o.key())); err != nil {
+			return l.errAt(line, n, name, typ, "%w", o.fail(err))
+		}
+		o.used++
+		if ov == nil {
+			ov = map[string]*Override{}
+		}
+		ov[o.key()] = o
+	}
+	keyLine := rec.keyLine
+	if ov != nil {
+		keyLine = func(k string) int {
+			if ov[k] != nil {
+				return rec.line
+			}
+			return rec.keyLine(k)
+		}
+	}
+	fail := func(key string, err error) error {
+		if o := ov[key]; o != nil {
+			return l.errAt(line, n, name, typ, "%w", o.fail(err))
+		}
+		if len(ov) > 0 {
+			// An error about no one key (a check across fields) may come
+			// from an override all the same: say which ones apply.
+			var names []string
+			for _, o := range l.ov.forTarget(n, name) {
+				names = append(names, o.String())
+			}
+			return l.errAt(line, n, name, typ, "%v (this object has %s)", err, strings.Join(names, ", "))
 		}
 		return l.errAt(line, n, name, typ, "%v", err)
+	}
+	if err := decodeFields(obj, fields, keyLine); err != nil {
+		var ke *keyError
+		key := ""
+		if errors.As(err, &ke) {
+			key = ke.key
+			if ke.line > 0 {
+				line = ke.line
+			}
+		}
+		return fail(key, err)
 	}
 	if v, ok := obj.(Validator); ok {
 		if err := v.Validate(); err != nil {
 			// A Validate error about one field (a *keyError with its key)
 			// points at that field's line.
 			var ke *keyError
+			key := ""
 			if errors.As(err, &ke) && ke.key != "" {
-				line = rec.keyLine(ke.key)
+				key = ke.key
+				line = keyLine(ke.key)
 			}
-			return l.errAt(line, n, name, typ, "%v", err)
+			return fail(key, err)
 		}
 	}
-	l.objects = append(l.objects, loadedObject{obj, rec})
+	l.objects = append(l.objects, loadedObject{obj, rec, ov})
 	return nil
 }
 
@@ -282,6 +385,9 @@ func (l *loader) resolveLinks() error {
 			})
 			if err != nil {
 				b := obj.Base()
+				if o := lo.ov[f.Name]; o != nil {
+					return l.errAt(lo.lines.line, b.Node, b.Name, b.TypeName, "%w", o.fail(fmt.Errorf("%s: %v", f.Name, err)))
+				}
 				return l.errAt(lo.lines.keyLine(f.Name), b.Node, b.Name, b.TypeName, "%s: %v", f.Name, err)
 			}
 		}

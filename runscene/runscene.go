@@ -47,9 +47,16 @@
 //	0    success
 //	1    scene or run-time error (including a diverged run, an output path
 //	     that cannot be created)
-//	2    usage error
+//	2    usage error (including a -set the scene rejects)
 //	3    a linear or Newton solve did not converge (not with -allow-unconverged)
 //	130  interrupted
+//
+// -set PATH=VALUE (repeatable) overrides one value of the scene before it
+// is built: a field of an object by its node path and name
+// (-set beam/fem.youngModulus=2e6), a root key (-set dt=0.005), a node's
+// gravity (-set beam.gravity=[0,0,-9.81]); see graph.Override. The value
+// is typed and checked exactly like the file's; a bad one is a usage error
+// naming the flag and the field, with a did-you-mean.
 //
 // Flags may come before or after the scene file; -h prints them once, and
 // a mistake in them is one line with a hint to -h. -list and -doc document
@@ -94,7 +101,7 @@ const (
 
 // exitStatusHelp is the exit-status paragraph of -h.
 const exitStatusHelp = `Exit status: 0 success; 1 scene or run-time error (a diverged run, an output
-path that cannot be created); 2 usage error; 3 a linear or Newton solve did not
+path that cannot be created); 2 usage error (a -set the scene rejects too); 3 a linear or Newton solve did not
 converge (one warning line per solver on stderr; -allow-unconverged makes it 0);
 130 interrupted (the outputs of the last completed step are still written).`
 
@@ -112,6 +119,8 @@ type options struct {
 	every            int
 	everySet         bool
 	scene            string
+	// overrides from -set, in order
+	overrides []graph.Override
 
 	// pictures
 	frames      string // folder of PNG frames
@@ -156,27 +165,34 @@ func Main(args []string) int {
 // run is the whole program; terminal says whether stderr is a terminal
 // (progress is shown only then).
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, terminal bool) int {
+	code, _ := runObserved(ctx, args, stdout, stderr, terminal, nil)
+	return code
+}
+
+// runObserved is run with an observer; it also returns the runner of a
+// scene run (nil for -h, -list, -doc and usage errors).
+func runObserved(ctx context.Context, args []string, stdout, stderr io.Writer, terminal bool, obs *Observer) (int, *runner) {
 	opt, err := parseFlags(args, stdout)
 	if errors.Is(err, flag.ErrHelp) {
-		return exitOK
+		return exitOK, nil
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "runscene: %v (runscene -h lists the flags)\n", err)
-		return exitUsage
+		return exitUsage, nil
 	}
 	switch {
 	case opt.list:
 		listTypes(stdout)
-		return exitOK
+		return exitOK, nil
 	case opt.doc != "":
 		if err := docType(stdout, opt.doc); err != nil {
 			fmt.Fprintf(stderr, "runscene: %v\n", err)
-			return exitUsage
+			return exitUsage, nil
 		}
-		return exitOK
+		return exitOK, nil
 	}
-	r := &runner{opt: opt, stdout: stdout, stderr: stderr, terminal: terminal}
-	return r.run(ctx)
+	r := &runner{opt: opt, stdout: stdout, stderr: stderr, terminal: terminal, obs: obs}
+	return r.run(ctx), r
 }
 
 // stepsFlag is -steps: unset (the scene's steps key) until given. Its zero
@@ -233,6 +249,8 @@ func parseFlags(args []string, help io.Writer) (*options, error) {
 	fs.IntVar(&opt.supersample, "supersample", 1, "anti-alias pictures by rendering `K`×K samples per pixel (1: none; costs K² times as much)")
 	eye := fs.String("eye", "", "camera position `X,Y,Z` (default: the scene's Camera, or fitted to the surfaces)")
 	center := fs.String("center", "", "point `X,Y,Z` the camera looks at (default: the scene's Camera, or the surfaces' centre)")
+	var sets stringList
+	fs.Var(&sets, "set", "override a scene value, typed and checked like the file's (repeatable): `PATH=VALUE` with PATH node/path/object.field (beam/fem.youngModulus=2e6), a root key (dt=0.005) or node.gravity")
 	// The flag package calls Usage on every parse error as well as on -h:
 	// it prints nothing, so a mistake gives one line and -h the help once.
 	fs.Usage = func() {}
@@ -307,6 +325,13 @@ func parseFlags(args []string, help io.Writer) (*options, error) {
 	if opt.center, err = parseVec(*center); err != nil {
 		return nil, &usageError{"-center: " + err.Error()}
 	}
+	for _, a := range sets {
+		o, err := graph.ParseOverride(a)
+		if err != nil {
+			return nil, &usageError{err.Error()}
+		}
+		opt.overrides = append(opt.overrides, o)
+	}
 	opt.everySet = set["every"]
 	if steps.set {
 		opt.steps = steps.n
@@ -314,6 +339,12 @@ func parseFlags(args []string, help io.Writer) (*options, error) {
 	opt.scene = pos[0]
 	return opt, nil
 }
+
+// stringList collects the values of a repeatable flag.
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, " ") }
+func (l *stringList) Set(s string) error { *l = append(*l, s); return nil }
 
 // parseSize parses "WxH".
 func parseSize(s string) (w, h int, err error) {
@@ -470,6 +501,8 @@ type runner struct {
 	stdout   io.Writer
 	stderr   io.Writer
 	terminal bool
+	obs      *Observer // nil: none (see Run)
+	report   Report
 
 	scene    *graph.Scene
 	solvers  []*solverStats
@@ -503,10 +536,18 @@ func oneLine(file string, err error) string {
 
 func (r *runner) run(ctx context.Context) int {
 	opt := r.opt
-	s, err := graph.LoadFile(opt.scene)
+	t0 := time.Now()
+	s, err := graph.LoadFileWith(opt.scene, opt.overrides)
 	if err != nil {
+		// A -set the scene rejects is a mistake in the command line.
+		var oe *graph.OverrideError
+		if errors.As(err, &oe) {
+			fmt.Fprintln(r.stderr, oneLine(opt.scene, err))
+			return exitUsage
+		}
 		return r.fail(err)
 	}
+	r.report.Load = time.Since(t0)
 	r.scene = s
 	if opt.dt > 0 {
 		s.Dt = opt.dt
@@ -524,9 +565,15 @@ func (r *runner) run(ctx context.Context) int {
 		fmt.Fprintf(r.stderr, "runscene: %v\n", err)
 		return exitScene
 	}
+	t0 = time.Now()
 	if err := s.Init(); err != nil {
+		if hint := graph.OverridesHint(err, opt.overrides); hint != "" {
+			err = fmt.Errorf("%w%s", err, hint)
+		}
 		return r.fail(err)
 	}
+	r.report.Init = time.Since(t0)
+	r.report.Scene = s
 	if err := s.CheckRunnable(); err != nil {
 		return r.fail(err)
 	}
@@ -553,6 +600,9 @@ func (r *runner) run(ctx context.Context) int {
 		return r.fail(err)
 	}
 	r.recordEnergy()
+	if err := r.observe(); err != nil {
+		return r.fail(err)
+	}
 
 	r.solvers = collectSolvers(s)
 	r.contacts = collision.CollectContactReporters(s)
@@ -588,6 +638,9 @@ func (r *runner) run(ctx context.Context) int {
 			c.Record()
 		}
 		r.recordEnergy()
+		if stepErr = r.observe(); stepErr != nil {
+			break
+		}
 		if s.StepCount%opt.every == 0 || i == steps-1 {
 			if stepErr = writeFrames(); stepErr != nil {
 				break
@@ -596,6 +649,7 @@ func (r *runner) run(ctx context.Context) int {
 		prog.update(i+1, s.Time, time.Since(start))
 	}
 	wall := time.Since(start)
+	r.report.Steps = wall
 	prog.clear()
 	if interrupted && framed != s.StepCount {
 		// The series and the animation end with the last completed step,
