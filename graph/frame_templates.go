@@ -16,12 +16,27 @@ package graph
 // samples read it. Its derivative is again 9 numbers (dF, or the "force"
 // −∂W/∂F conjugate to F). A new sample starts at zero until the mapping
 // that owns it is applied.
+//
+// F332 is a deformation-gradient sample of second order (SOFA Flexible's
+// name: 3 spatial dimensions, 3 material dimensions, order 2): F and its
+// spatial gradient at the sample's centre X_s, 36 numbers
+//
+//	[F (9), ∂F/∂X₀ (9), ∂F/∂X₁ (9), ∂F/∂X₂ (9)],  each block row-major,
+//
+// so that F(X_s + d) ≈ F + Σ_k d_k ∂F/∂X_k over the sample's region (exact
+// when F is affine in X, as with rigid or affine frames and linear
+// weights). Force fields integrate the energy of that field over the
+// region from its polynomial moments (Faure et al. 2011 Sec. 5.3: the
+// "elastons" of Martin et al. 2010). Its derivative is again 36 numbers,
+// the "force" being −∂W/∂(F, ∇F).
 var (
 	Affine3 Template = VecTemplate{"Affine3", 12}
 	F331    Template = VecTemplate{"F331", 9}
+	F332    Template = VecTemplate{"F332", 36}
 )
 
 func init() {
 	RegisterTemplate(Affine3)
 	RegisterTemplate(F331)
+	RegisterTemplate(F332)
 }

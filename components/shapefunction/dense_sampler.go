@@ -20,11 +20,17 @@ import (
 // It gives the samples' rest positions to the skinning mapping onto the
 // F331 state (mapping.SamplePointProvider) and their volumes and moduli to
 // DeformationGradientForceField (SampleVolumeProvider,
-// SampleYoungModulusProvider; moduli are nil on uniform material).
+// SampleYoungModulusProvider; moduli are nil on uniform material). With
+// order > 0 every sample also carries the polynomial moments of its
+// voxels up to that degree (sampleSet; Faure et al. 2011 Sec. 5.3), which
+// the force field on F332 samples integrates the energy with, and the
+// voxel quadrature of laws without a closed form
+// (forcefield.SampleMomentProvider, SampleQuadratureProvider).
 type DenseSampler struct {
 	graph.ObjectBase
 	Grid       graph.Link `toml:"grid" doc:"voxel grid (a MaterialGrid); default: the first MaterialGrid in this node or an ancestor"`
 	Resolution [3]int     `toml:"resolution" doc:"blocks per axis over the grid's box, one sample per block holding material (default: one sample per voxel)" range:"[0,inf)"`
+	Order      int        `toml:"order" doc:"polynomial degree of the region moments ∫ (E/E_s) (X − X_s)^α dV each sample carries (Faure et al. 2011 Sec. 5.3): 0 = midpoint rule (volume only; F331 samples); F332 samples need 2 (exact for CorotationalLinear and Linear) or 4 (exact for StVenantKirchhoff)" range:"[0,4]"`
 
 	set   sampleSet
 	built bool
@@ -112,7 +118,7 @@ func (d *DenseSampler) build() error {
 			groups = append(groups, byBlock[key])
 		}
 	}
-	d.set = samplesFromGroups(g, groups)
+	d.set = samplesFromGroups(g, groups, d.Order)
 	return nil
 }
 
@@ -151,4 +157,28 @@ func (d *DenseSampler) SampleVoxels() ([][]int, error) {
 		return nil, err
 	}
 	return s.voxels, nil
+}
+
+// SampleMoments implements forcefield.SampleMomentProvider: the order and
+// the moments of every sample's region, geom.NumMoments per sample (zero
+// above the order).
+func (d *DenseSampler) SampleMoments() (int, []float64, error) {
+	s, err := d.samples()
+	if err != nil {
+		return 0, nil, err
+	}
+	return s.order, s.moments, nil
+}
+
+// SampleQuadrature implements forcefield.SampleQuadratureProvider: the
+// centres of each sample's voxels relative to the sample (flat xyz) and
+// their weights ΔV E_v/E_s; sample s owns the entries [first[s],
+// first[s+1]).
+func (d *DenseSampler) SampleQuadrature() (offsets, weights []float64, first []int, err error) {
+	s, err := d.samples()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	offsets, weights, first = s.quadrature()
+	return offsets, weights, first, nil
 }

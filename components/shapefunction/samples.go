@@ -13,18 +13,33 @@ import (
 // sample's energy is V_s Ψ(F(X_s); E_s); Ψ is proportional to E at fixed ν,
 // so the mean modulus makes a sample of constant F carry exactly the
 // energy of its voxels.
+//
+// With order n > 0 a sample also carries the polynomial moments of its
+// region (Faure Sec. 5.3), weighted by the stiffness relative to the
+// sample's mean:
+//
+//	M_α = ∫_region (E(X)/E_s) (X − X_s)^α dV,   |α| ≤ n,
+//
+// each voxel integrated exactly as a box (geom.AddBoxMoments), so that
+// E_s Σ_α c_α M_α = ∫ E(X) v(X) dV exactly for any polynomial
+// v = Σ_α c_α (X − X_s)^α of degree ≤ n — the energy of a region whose
+// Young's modulus varies is then integrated exactly too. M_0 = V_s; the
+// moments above the order are zero (truncated).
 type sampleSet struct {
 	points  []float64 // flat xyz
 	volumes []float64
 	young   []float64
 	uniform bool // every voxel has the same modulus: SampleYoungModuli returns nil
 	voxels  [][]int
+	order   int
+	moments []float64 // geom.NumMoments per sample
+	g       *Voxels
 }
 
 // samplesFromGroups aggregates groups of voxels into samples: centroid,
-// total volume, mean modulus.
-func samplesFromGroups(g *Voxels, groups [][]int) sampleSet {
-	s := sampleSet{uniform: true, voxels: groups}
+// total volume, mean modulus, and the moments up to order.
+func samplesFromGroups(g *Voxels, groups [][]int, order int) sampleSet {
+	s := sampleSet{uniform: true, voxels: groups, order: order, g: g}
 	if len(g.Young) > 0 {
 		e0 := g.Young[0]
 		for _, e := range g.Young {
@@ -35,7 +50,10 @@ func samplesFromGroups(g *Voxels, groups [][]int) sampleSet {
 		}
 	}
 	dv := g.VoxelVolume()
-	for _, grp := range groups {
+	half := g.Spacing.Scale(0.5)
+	nm := geom.NumMonomials(order)
+	s.moments = make([]float64, geom.NumMoments*len(groups))
+	for i, grp := range groups {
 		var c geom.Vec3
 		E := 0.0
 		for _, v := range grp {
@@ -44,11 +62,35 @@ func samplesFromGroups(g *Voxels, groups [][]int) sampleSet {
 		}
 		n := float64(len(grp))
 		c = c.Scale(1 / n)
+		E /= n
 		s.points = append(s.points, c[0], c[1], c[2])
 		s.volumes = append(s.volumes, n*dv)
-		s.young = append(s.young, E/n)
+		s.young = append(s.young, E)
+		m := s.moments[geom.NumMoments*i : geom.NumMoments*i+nm]
+		for _, v := range grp {
+			geom.AddBoxMoments(m, g.Centre(v), half, c, g.Young[v]/E)
+		}
 	}
 	return s
+}
+
+// quadrature returns the voxel quadrature of every sample: the offsets
+// d_v = X_v − X_s of the centres of its voxels (flat xyz) and their weights
+// ΔV E_v/E_s, sample s owning the entries [first[s], first[s+1]).
+func (s *sampleSet) quadrature() (offsets, weights []float64, first []int) {
+	g := s.g
+	first = make([]int, 1, len(s.voxels)+1)
+	dv := g.VoxelVolume()
+	for i, grp := range s.voxels {
+		c := geom.At(s.points, i)
+		for _, v := range grp {
+			d := g.Centre(v).Sub(c)
+			offsets = append(offsets, d[0], d[1], d[2])
+			weights = append(weights, dv*g.Young[v]/s.young[i])
+		}
+		first = append(first, len(weights))
+	}
+	return offsets, weights, first
 }
 
 // regionFitError returns the volume-weighted squared residual of the

@@ -20,7 +20,12 @@ import (
 // centroid of its voxels, with their total volume and mean Young's
 // modulus: the midpoint rule, exact for quantities affine over the region.
 // A region of constant weights (one frame, or rigidly bound voxels) is
-// never split: a single sample integrates it exactly.
+// never split: a single sample integrates it exactly. With order > 0 a
+// sample also carries the polynomial moments of its region up to that
+// degree (sampleSet), so that a force field on F332 samples integrates
+// the energy of the region exactly (Faure's "elastons"): with linear
+// weights, one sample per region sees bending and twisting, which the
+// midpoint rule misses.
 //
 // count must be at least the number of influence regions. The weights are
 // those of the shape function linked (default: the first
@@ -33,6 +38,7 @@ type SparseSampler struct {
 	Grid          graph.Link `toml:"grid" doc:"voxel grid (a MaterialGrid); default: the first MaterialGrid in this node or an ancestor"`
 	ShapeFunction graph.Link `toml:"shapeFunction" doc:"shape function whose weights define the regions; default: the first shape function in this node or an ancestor"`
 	Count         int        `toml:"count" doc:"number of samples (at least the number of regions influenced by the same frames)" range:"[1,inf)" required:"true"`
+	Order         int        `toml:"order" doc:"polynomial degree of the region moments ∫ (E/E_s) (X − X_s)^α dV each sample carries (Faure et al. 2011 Sec. 5.3): 0 = midpoint rule (volume only; F331 samples); F332 samples need 2 (exact for CorotationalLinear and Linear) or 4 (exact for StVenantKirchhoff)" range:"[0,4]"`
 
 	set     sampleSet
 	regions int // influence regions before subdivision
@@ -192,7 +198,7 @@ func (s *SparseSampler) build() error {
 		groups = append(groups, hi)
 		errs = append(errs, s.fitError(g, hi, &sw))
 	}
-	s.set = samplesFromGroups(g, groups)
+	s.set = samplesFromGroups(g, groups, s.Order)
 	return nil
 }
 
@@ -253,4 +259,28 @@ func (s *SparseSampler) SampleVoxels() ([][]int, error) {
 		return nil, err
 	}
 	return set.voxels, nil
+}
+
+// SampleMoments implements forcefield.SampleMomentProvider: the order and
+// the moments of every sample's region, geom.NumMoments per sample (zero
+// above the order).
+func (p *SparseSampler) SampleMoments() (int, []float64, error) {
+	s, err := p.samples()
+	if err != nil {
+		return 0, nil, err
+	}
+	return s.order, s.moments, nil
+}
+
+// SampleQuadrature implements forcefield.SampleQuadratureProvider: the
+// centres of each sample's voxels relative to the sample (flat xyz) and
+// their weights ΔV E_v/E_s; sample s owns the entries [first[s],
+// first[s+1]).
+func (p *SparseSampler) SampleQuadrature() (offsets, weights []float64, first []int, err error) {
+	s, err := p.samples()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	offsets, weights, first = s.quadrature()
+	return offsets, weights, first, nil
 }
