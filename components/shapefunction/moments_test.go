@@ -134,4 +134,3 @@ func TestSampleMomentsIntegratePolynomials(t *testing.T) {
 		}
 	}
 }
-
