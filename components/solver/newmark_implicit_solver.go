@@ -17,7 +17,7 @@ import (
 // constants a₁ = 1/(βh²), a₂ = 1/(βh), a₃ = (1−2β)/(2β), a₄ = γ/(βh),
 // a₅ = 1 − γ/β, a₆ = (1 − γ/(2β))h, one step is
 //
-//	x = x_n   (predictor); d = x ⊖ x_n
+//	x = x_n   (predictor; prescribed DOFs at x(t + h)); d = x ⊖ x_n
 //	a = a₁d − a₂v_n − a₃a_n,   v = a₄d + a₅v_n + a₆a_n
 //	for it = 0 … maxIterations−1:
 //	    f = f(x, v)                                  (every force: elastic, gravity, loads)
@@ -158,6 +158,12 @@ func (s *NewmarkImplicitSolver) Solve(ops *graph.Ops, h float64) error {
 	d, f, res, tmp, delta := ops.AllocDeriv(), ops.AllocDeriv(), ops.AllocDeriv(), ops.AllocDeriv(), ops.AllocDeriv()
 	defer ops.Free(xn, vn, an, d, f, res, tmp, delta)
 	ops.Copy(xn, graph.Position)
+	// The predictor puts the prescribed DOFs where the step ends (a
+	// no-op for fixed ones): d = x(t + h) ⊖ x_n there, so the free DOFs
+	// are solved against the prescribed motion of this step, not of the
+	// last one (with the chord velocity of LinearMovementConstraint,
+	// a = 0 and v = the chord on a uniform motion).
+	ops.ProjectPositions(t + h)
 	ops.Copy(vn, graph.Velocity)
 	ops.Copy(an, acc)
 	k := kinematics{ops: ops, d: d, xn: xn, vn: vn, an: an, acc: acc, a1: a1, a2: a2, a3: a3, a4: a4, a5: a5, a6: a6}
