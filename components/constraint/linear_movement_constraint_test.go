@@ -330,6 +330,7 @@ name = "n"
   position = [[1], [2]]
   [[node.object]]
   type = "UniformMass"
+  vertexMass = 1
   [[node.object]]
   type = "LinearMovementConstraint"
   indices = [1]
