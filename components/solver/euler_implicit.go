@@ -26,13 +26,40 @@ import (
 // nearest ancestor (e.g. CGLinearSolver). An unconverged linear solve is not
 // an error (the step proceeds with the approximate Δv, as in SOFA);
 // LastStats reports how it went.
+//
+// Newton iterations (newtonIterations = n > 1): the step above is the
+// first Newton iteration of the nonlinear backward Euler equation for the
+// new velocity v₁ = v₀ + Δv,
+//
+//	G(Δv) = M·Δv − h·F(x₀ + h·v₁, v₁) = 0,   F(x, v) = f(x, v) − α·M·v + β·K(x)·v
+//
+// (the first iteration evaluates F at the end of the step by its
+// first-order expansion around x₀, which is the linearised step). Each
+// further iteration sets x₁ = x₀ + h·v₁, evaluates the residual
+// r = h·F(x₁, v₁) − M·Δv there (projected), and solves
+// ((1 + h·α)·M − h·B − h·(h + β)·K(x₁)) δ = r, Δv ← Δv + δ, until
+// |r| ≤ newtonTolerance·|r₀| (r₀ the right-hand side of the first solve) or
+// n iterations. A correction that does not reduce |r| is halved (up to
+// 10 times; else the iteration stops at the last iterate): mid-iteration
+// the system matrix of an exact tangent can be indefinite (compressed
+// elements, geometric stiffness), where CG breaks down. The tangent leaves out the derivative of the Rayleigh term
+// β·K(x)·v with respect to x (second order in h), so with β > 0 the
+// iteration converges linearly rather than quadratically. Stiff scenes
+// with large rotations over a step (where the linearised step lags the
+// rotation and adds artificial damping or drift) become the implicit Euler
+// solution proper. LastStats sums the linear iterations of the step (its
+// residual the largest, Converged if all converged); LastNewton
+// reports the Newton iterations.
 type EulerImplicitSolver struct {
 	graph.ObjectBase
 	RayleighStiffness float64 `toml:"rayleighStiffness" doc:"Rayleigh stiffness damping β: damping force β·K·v (K = ∂f/∂x, negative semi-definite)" unit:"s" range:"[0,inf)"`
 	RayleighMass      float64 `toml:"rayleighMass" doc:"Rayleigh mass damping α: damping force −α·M·v" unit:"1/s" range:"[0,inf)"`
+	NewtonIterations  int     `toml:"newtonIterations" doc:"Newton iterations per step on the nonlinear backward Euler equation (1: the linearised step of SOFA)" range:"[1,inf)"`
+	NewtonTolerance   float64 `toml:"newtonTolerance" doc:"stop the Newton iterations when the residual |M·Δv − h·F(x₁, v₁)| is at most this times the first one" range:"[0,inf)"`
 
 	linear graph.LinearSolver
 	last   graph.LinearStats
+	newton NewtonStats
 }
 
 func init() {
@@ -41,7 +68,7 @@ func init() {
 		Kind: graph.KindODESolver,
 		Summary: "Implicit (backward) Euler with Rayleigh damping (Baraff & Witkin 1998; SOFA): solves ((1+hα)M − hB − h(h+β)K) Δv = h(f + (h+β)Kv − αMv) " +
 			"with the linear solver of its node or above, then v += Δv, x += h·v.",
-		New: func() graph.Object { return &EulerImplicitSolver{} },
+		New: func() graph.Object { return &EulerImplicitSolver{NewtonIterations: 1, NewtonTolerance: 1e-6} },
 	})
 }
 
@@ -60,6 +87,11 @@ func (s *EulerImplicitSolver) Init() error {
 
 // LastStats returns the linear solver's statistics for the most recent step.
 func (s *EulerImplicitSolver) LastStats() graph.LinearStats { return s.last }
+
+// LastNewton returns the Newton iterations of the most recent step (one,
+// Converged, Ratio 0 with newtonIterations = 1: the residual is not
+// evaluated); Ratio is |r|/|r₀| at the last test.
+func (s *EulerImplicitSolver) LastNewton() NewtonStats { return s.newton }
 
 // Solve implements graph.ODESolver.
 func (s *EulerImplicitSolver) Solve(ops *graph.Ops, h float64) error {
@@ -82,12 +114,97 @@ func (s *EulerImplicitSolver) Solve(ops *graph.Ops, h float64) error {
 
 	stats, err := s.linear.Solve(ops, dv, rhs, 1+h*alpha, -h, -h*(h+beta))
 	s.last = stats
+	s.newton = NewtonStats{Iterations: 1, Converged: true}
 	if err != nil {
 		return fmt.Errorf("implicit Euler: linear solve with %q: %w", s.linear.Base().Name, err)
 	}
-	ops.AddScaled(graph.Velocity, 1, dv)
-	ops.ProjectVelocities(t + h)
-	ops.Integrate(graph.Position, graph.Velocity, h)
-	ops.ProjectPositions(t + h)
-	return nil
+	if s.NewtonIterations <= 1 {
+		ops.AddScaled(graph.Velocity, 1, dv)
+		ops.ProjectVelocities(t + h)
+		ops.Integrate(graph.Position, graph.Velocity, h)
+		ops.ProjectPositions(t + h)
+		return nil
+	}
+	return s.newtonIterate(ops, h, t, f, rhs, dv)
+}
+
+// newtonHalvings bounds the halvings of a Newton correction that does not
+// reduce the residual of the nonlinear backward Euler equation.
+const newtonHalvings = 10
+
+// newtonIterate continues the step from the first Newton iterate dv (rhs
+// holds the first right-hand side) with the further Newton iterations of
+// the nonlinear backward Euler equation (see the type's comment).
+func (s *EulerImplicitSolver) newtonIterate(ops *graph.Ops, h, t float64, f, rhs, dv graph.VecID) error {
+	alpha, beta := s.RayleighMass, s.RayleighStiffness
+	x0, v0 := ops.AllocCoord(), ops.AllocDeriv()
+	tmp, delta, dvPrev := ops.AllocDeriv(), ops.AllocDeriv(), ops.AllocDeriv()
+	defer ops.Free(x0, v0, tmp, delta, dvPrev)
+	ops.Copy(x0, graph.Position)
+	ops.Copy(v0, graph.Velocity)
+	r0 := ops.Norm(rhs)
+	// update sets v₁ = v₀ + Δv and x₁ = x₀ + h·v₁ with the constraints.
+	update := func() {
+		ops.Copy(graph.Velocity, v0)
+		ops.AddScaled(graph.Velocity, 1, dv)
+		ops.ProjectVelocities(t + h)
+		ops.Copy(graph.Position, x0)
+		ops.Integrate(graph.Position, graph.Velocity, h)
+		ops.ProjectPositions(t + h)
+	}
+	// residual sets rhs to r at the current (x₁, v₁) and returns |r|.
+	resid := func() float64 {
+		// r = h·(f(x₁, v₁) − α·M·v₁ + β·K(x₁)·v₁) − M·Δv, projected.
+		ops.ComputeForce(f)
+		ops.ComputeDf(rhs, graph.Velocity, -h*alpha, 0, h*beta)
+		ops.AddScaled(rhs, h, f)
+		ops.ComputeDf(tmp, dv, 1, 0, 0)
+		ops.AddScaled(rhs, -1, tmp)
+		ops.Project(rhs)
+		return ops.Norm(rhs)
+	}
+	update()
+	r := resid()
+	for {
+		if err := ops.CheckFinite(); err != nil {
+			return fmt.Errorf("implicit Euler: Newton iteration %d: %w", s.newton.Iterations, err)
+		}
+		if r0 > 0 {
+			s.newton.Ratio = r / r0
+		}
+		s.newton.Converged = r <= s.NewtonTolerance*r0
+		if s.newton.Converged || s.newton.Iterations >= s.NewtonIterations {
+			return nil
+		}
+		// The tangent at x₁ (the ComputeForce of residual linearised there).
+		ls, err := s.linear.Solve(ops, delta, rhs, 1+h*alpha, -h, -h*(h+beta))
+		s.newton.Iterations++
+		s.last.Iterations += ls.Iterations
+		s.last.Residual = max(s.last.Residual, ls.Residual)
+		s.last.Converged = s.last.Converged && ls.Converged
+		if err != nil {
+			return fmt.Errorf("implicit Euler: Newton iteration %d: linear solve with %q: %w", s.newton.Iterations, s.linear.Base().Name, err)
+		}
+		// Safeguard: the residual must decrease (the tangent may be
+		// indefinite mid-iteration, where CG breaks down); halve the
+		// correction until it does, else keep the last iterate and stop.
+		step := 1.0
+		ops.Copy(dvPrev, dv)
+		for k := 0; ; k++ {
+			ops.LinComb(dv, dvPrev, step, delta)
+			update()
+			rNew := resid()
+			if isFinite(rNew) && rNew < r {
+				r = rNew
+				break
+			}
+			if k == newtonHalvings {
+				ops.Copy(dv, dvPrev)
+				update()
+				resid() // back at the last iterate (and its linearisation)
+				return nil
+			}
+			step /= 2
+		}
+	}
 }
