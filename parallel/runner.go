@@ -70,41 +70,77 @@ func ensurePoolWorkers(n int) {
 	}
 }
 
-// spinWait is how long a pool goroutine keeps polling for the next task
-// after finishing one before it sleeps. Waking a sleeping goroutine costs
-// 40–80 µs on the 2-core KVM machines here (measured: a 300 µs loop ran
-// only 1.56× faster on two goroutines), comparable to one pass over 10k
-// elements; force fields run their passes back to back (AddForce has two,
-// a CG solve calls AddDForce every few tens of µs), so a short spin keeps
-// the helpers awake through a solve at the price of at most spinWait of
-// busy CPU after the last call, as OpenMP runtimes do.
-const spinWait = 200 * time.Microsecond
+// spinWait is the longest a pool goroutine keeps polling for the next
+// task after finishing one before it sleeps. Waking a sleeping goroutine
+// costs 40–80 µs on the 2-core KVM machines here (measured: a 300 µs loop
+// ran only 1.56× faster on two goroutines), comparable to one pass over
+// 10k elements; force fields run their passes back to back (AddForce has
+// two, a CG solve calls AddDForce every few tens of µs), so polling a
+// little keeps the helpers awake through a solve, as OpenMP runtimes do.
+//
+// The polling adapts so that it never becomes a fixed overhead: a worker
+// whose poll ends without a task (the next pass came later than spinWait,
+// or never: a small scene whose loops all run serially, a solver doing
+// serial work between passes) quarters its next poll, down to none; one
+// whose task arrives within spinWait of the previous one (a burst of
+// passes) polls for the full spinWait again. Idle CPU is thus bounded by
+// about 1.3·spinWait per burst of parallel passes, and nothing at all in a
+// process whose loops are all below the parallel threshold (no pool
+// goroutine is ever started).
+const spinWait = 100 * time.Microsecond
 
-// poolWorker runs tasks, polling for the next one for spinWait before
+// minSpin is the shortest poll worth doing; shorter budgets mean none.
+const minSpin = 5 * time.Microsecond
+
+// poolWorker runs tasks, polling for the next one (see spinWait) before
 // blocking.
 func poolWorker(tasks <-chan rangeTask) {
+	budget := spinWait
 	for {
 		var t rangeTask
 		select {
 		case t = <-tasks:
 		default:
-			t = spinReceive(tasks)
+			idle := time.Now()
+			var polled bool
+			t, polled = spinReceive(tasks, budget)
+			switch {
+			case polled:
+				budget = spinWait
+			case time.Since(idle) < spinWait:
+				budget = spinWait // a burst again: the poll would have caught it
+			default:
+				if budget /= 4; budget < minSpin {
+					budget = 0
+				}
+			}
 		}
 		t.r.work(t.gen)
 	}
 }
 
-func spinReceive(tasks <-chan rangeTask) rangeTask {
-	deadline := time.Now().Add(spinWait)
+// wastedPoll accumulates the time pool goroutines spent polling without
+// receiving a task (nanoseconds), for tests.
+var wastedPoll atomic.Int64
+
+// spinReceive polls tasks for up to budget, then blocks; polled reports
+// whether the task came during the poll.
+func spinReceive(tasks <-chan rangeTask, budget time.Duration) (t rangeTask, polled bool) {
+	if budget <= 0 {
+		return <-tasks, false
+	}
+	start := time.Now()
+	deadline := start.Add(budget)
 	for i := 1; ; i++ {
 		select {
 		case t := <-tasks:
-			return t
+			return t, true
 		default:
 		}
 		if i%64 == 0 {
-			if time.Now().After(deadline) {
-				return <-tasks
+			if now := time.Now(); now.After(deadline) {
+				wastedPoll.Add(int64(now.Sub(start)))
+				return <-tasks, false
 			}
 			// Let other goroutines of this thread run.
 			runtime.Gosched()

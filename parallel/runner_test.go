@@ -3,6 +3,7 @@ package parallel
 import (
 	"sync"
 	"testing"
+	"time"
 )
 
 // TestRunVisitsEveryIndexOnce checks that every index of [0, n) is visited
@@ -93,5 +94,37 @@ func BenchmarkRunner10kElements(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		r.Run(len(out), 64, body)
+	}
+}
+
+// TestIdlePoolStopsPolling: parallel passes separated by idle periods
+// longer than spinWait (a direct solver factorising between assemblies, a
+// solver's serial work) must not cost a poll each: after a poll that ends
+// without a task the next one is a quarter as long, down to none, so 40
+// isolated passes waste at most spinWait·(1 + 1/4 + 1/16 + …) ≈ 1.33·
+// spinWait of polling in all (plus the overshoot of each poll's last
+// check, a few µs: bounded here by 2·spinWait), where a fixed poll would
+// waste 40·spinWait. The worker is a pool goroutine; the pass is long
+// enough (8 chunks of grain 1 doing 20 µs of work each) to be handed to it.
+func TestIdlePoolStopsPolling(t *testing.T) {
+	r := Runner{Workers: 2}
+	work := func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			end := time.Now().Add(20 * time.Microsecond)
+			for time.Now().Before(end) {
+			}
+		}
+	}
+	r.Run(64, 1, work) // start the pool goroutine
+	time.Sleep(5 * time.Millisecond)
+	before := wastedPoll.Load()
+	for k := 0; k < 40; k++ {
+		r.Run(64, 1, work)
+		time.Sleep(2 * time.Millisecond) // an idle period ≫ spinWait
+	}
+	wasted := time.Duration(wastedPoll.Load() - before)
+	t.Logf("polling wasted over 40 isolated passes: %v (a fixed poll of %v would waste %v)", wasted, spinWait, 40*spinWait)
+	if wasted > 2*spinWait {
+		t.Errorf("pool goroutines polled %v in idle periods, want ≤ %v", wasted, 2*spinWait)
 	}
 }
