@@ -174,6 +174,16 @@ type ShiftedLinearSolver interface {
 	SolveShifted(ops *Ops, x, rhs VecID, m, b, k, sigma float64) (LinearStats, error)
 }
 
+// FactorReuser is implemented by direct linear solvers that keep the
+// factorisation of their most recent Solve: SolveAgain solves with that
+// matrix again (as it was assembled then, whatever the configuration now),
+// for the price of the triangular solves. Newton's method uses it for
+// chord steps (a correction with the previous tangent) where the tangent
+// changes little between iterates.
+type FactorReuser interface {
+	SolveAgain(ops *Ops, x, rhs VecID) (LinearStats, error)
+}
+
 // ErrNotPositiveDefinite is wrapped by the errors of linear solvers that
 // find the system matrix not positive definite (a Cholesky factorisation
 // met a non-positive pivot), so that ODE solvers can recover.

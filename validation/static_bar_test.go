@@ -80,6 +80,13 @@ func (b stvkBar) scene(tb testing.TB) string {
 		lin = `type = "SparseCholeskySolver"
   ordering = "nestedDissection"`
 	}
+	newton := b.newton
+	if !strings.Contains(newton, "iterations") {
+		newton += "\n  iterations = 50"
+	}
+	if !strings.Contains(newton, "tolerance") {
+		newton += "\n  tolerance = 1e-10"
+	}
 	t := b.translate
 	return fmt.Sprintf(`
 gravity = [0, 0, 0]
@@ -88,8 +95,6 @@ name = "bar"
   [[node.object]]
   type = "StaticSolver"
   name = "newton"
-  iterations = 50
-  tolerance = 1e-10
   %s
   [[node.object]]
   %s
@@ -113,7 +118,7 @@ name = "bar"
   [[node.object]]
   type = "FixedConstraint"
   box = [%.17g, -1e9, -1e9, %.17g, 1e9, 1e9]
-`, b.newton, lin, t[0], t[1], t[2], 1+t[0], 0.1+t[1], 0.1+t[2], b.n[0]+1, b.n[1]+1, b.n[2]+1,
+`, newton, lin, t[0], t[1], t[2], 1+t[0], 0.1+t[1], 0.1+t[2], b.n[0]+1, b.n[1]+1, b.n[2]+1,
 		strings.Join(is, ", "), strings.Join(fs, ", "), t[0]-1e-9, t[0]+1e-9)
 }
 
@@ -162,18 +167,19 @@ func BenchmarkStaticNewtonStVKBar80x8x8(b *testing.B) {
 // bitwise same answer — while the classic backtracking line search
 // (watchdogSteps = 0) halves it and needs more iterations. On the
 // 80 × 8 × 8 bar of the benchmark the counts are 8 (plain and watchdog)
-// against 13 (classic).
+// against 13 (classic). Chord steps are off here (chordSteps = 0), so
+// that the iterations are those of Newton's method proper.
 func TestStaticBarWatchdogCostsNoIteration(t *testing.T) {
 	n := [3]int{40, 4, 4}
-	_, plain, uPlain, err := stvkBar{n: n, newton: "lineSearch = false"}.solve(t)
+	_, plain, uPlain, err := stvkBar{n: n, newton: "lineSearch = false\n  chordSteps = 0"}.solve(t)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, watch, uWatch, err := stvkBar{n: n}.solve(t)
+	_, watch, uWatch, err := stvkBar{n: n, newton: "chordSteps = 0"}.solve(t)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, classic, uClassic, err := stvkBar{n: n, newton: "watchdogSteps = 0"}.solve(t)
+	_, classic, uClassic, err := stvkBar{n: n, newton: "watchdogSteps = 0\n  chordSteps = 0"}.solve(t)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,6 +206,35 @@ func TestStaticBarWatchdogCostsNoIteration(t *testing.T) {
 	}
 	if d > 1e-8*umax {
 		t.Errorf("classic and plain Newton answers differ by %.3g (max |u| %.3g)", d, umax)
+	}
+}
+
+// TestStaticBarChordSteps: on the 40 × 4 × 4 bar, chord steps (the
+// default chordSteps = 4, with SparseCholeskySolver keeping its
+// factorisation) replace some Newton steps: fewer factorisations than
+// Newton's 7, at least one chord step kept, and the same equilibrium
+// (both residuals ≤ 1e-10 of the load: 1e-8 relative as above).
+func TestStaticBarChordSteps(t *testing.T) {
+	n := [3]int{40, 4, 4}
+	_, newton, uNewton, err := stvkBar{n: n, newton: "chordSteps = 0"}.solve(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, chord, uChord, err := stvkBar{n: n}.solve(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("Newton %+v\nwith chord steps %+v", newton, chord)
+	if chord.Iterations >= newton.Iterations || chord.ChordSteps == 0 {
+		t.Errorf("chord steps: %d factorisations and %d chord steps against Newton's %d factorisations", chord.Iterations, chord.ChordSteps, newton.Iterations)
+	}
+	d, umax := 0.0, 0.0
+	for i := range uNewton {
+		d = math.Max(d, math.Abs(uChord[i]-uNewton[i]))
+		umax = math.Max(umax, math.Abs(uNewton[i]))
+	}
+	if d > 1e-8*umax {
+		t.Errorf("chord and Newton answers differ by %.3g (max |u| %.3g)", d, umax)
 	}
 }
 

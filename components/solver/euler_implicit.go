@@ -42,14 +42,15 @@ import (
 // n iterations. A correction that does not reduce |r| is halved (up to
 // 10 times; else the iteration stops at the last iterate): mid-iteration
 // the system matrix of an exact tangent can be indefinite (compressed
-// elements, geometric stiffness), where CG breaks down. The tangent leaves out the derivative of the Rayleigh term
-// β·K(x)·v with respect to x (second order in h), so with β > 0 the
-// iteration converges linearly rather than quadratically. Stiff scenes
-// with large rotations over a step (where the linearised step lags the
-// rotation and adds artificial damping or drift) become the implicit Euler
-// solution proper. LastStats sums the linear iterations of the step (its
-// residual the largest, Converged if all converged); LastNewton
-// reports the Newton iterations.
+// elements, geometric stiffness), where CG breaks down. The tangent
+// leaves out the derivative of the Rayleigh term β·K(x)·v with respect to
+// x (second order in h), so with β > 0 the iteration converges linearly
+// rather than quadratically. Stiff scenes with large rotations over a step
+// (where the linearised step lags the rotation and adds artificial damping
+// or drift) become the implicit Euler solution proper. LastStats sums the
+// linear iterations of the step (its residual the largest, Converged if
+// all converged and, with newtonIterations > 1, Newton converged);
+// LastNewtonStats reports the Newton iterations.
 type EulerImplicitSolver struct {
 	graph.ObjectBase
 	RayleighStiffness float64 `toml:"rayleighStiffness" doc:"Rayleigh stiffness damping β: damping force β·K·v (K = ∂f/∂x, negative semi-definite)" unit:"s" range:"[0,inf)"`
@@ -59,7 +60,7 @@ type EulerImplicitSolver struct {
 
 	linear graph.LinearSolver
 	last   graph.LinearStats
-	newton NewtonStats
+	newton graph.NewtonStats
 }
 
 func init() {
@@ -88,10 +89,13 @@ func (s *EulerImplicitSolver) Init() error {
 // LastStats returns the linear solver's statistics for the most recent step.
 func (s *EulerImplicitSolver) LastStats() graph.LinearStats { return s.last }
 
-// LastNewton returns the Newton iterations of the most recent step (one,
-// Converged, Ratio 0 with newtonIterations = 1: the residual is not
-// evaluated); Ratio is |r|/|r₀| at the last test.
-func (s *EulerImplicitSolver) LastNewton() NewtonStats { return s.newton }
+// LastNewtonStats returns the Newton iterations of the most recent step:
+// with newtonIterations = 1 a single linearised solve, Tested = false (no
+// residual is evaluated); else Residual is |r|/|r₀| at the last test. (It
+// is not named LastNewton, so runscene's summary keeps its columns for
+// the solvers whose every step is a Newton solve; an unconverged Newton
+// iteration shows there through LastStats, whose Converged it clears.)
+func (s *EulerImplicitSolver) LastNewtonStats() graph.NewtonStats { return s.newton }
 
 // Solve implements graph.ODESolver.
 func (s *EulerImplicitSolver) Solve(ops *graph.Ops, h float64) error {
@@ -114,7 +118,7 @@ func (s *EulerImplicitSolver) Solve(ops *graph.Ops, h float64) error {
 
 	stats, err := s.linear.Solve(ops, dv, rhs, 1+h*alpha, -h, -h*(h+beta))
 	s.last = stats
-	s.newton = NewtonStats{Iterations: 1, Converged: true}
+	s.newton = graph.NewtonStats{Iterations: 1}
 	if err != nil {
 		return fmt.Errorf("implicit Euler: linear solve with %q: %w", s.linear.Base().Name, err)
 	}
@@ -170,10 +174,15 @@ func (s *EulerImplicitSolver) newtonIterate(ops *graph.Ops, h, t float64, f, rhs
 			return fmt.Errorf("implicit Euler: Newton iteration %d: %w", s.newton.Iterations, err)
 		}
 		if r0 > 0 {
-			s.newton.Ratio = r / r0
+			s.newton.Residual = r / r0
 		}
+		s.newton.Tested = true
 		s.newton.Converged = r <= s.NewtonTolerance*r0
-		if s.newton.Converged || s.newton.Iterations >= s.NewtonIterations {
+		if s.newton.Converged {
+			return nil
+		}
+		if s.newton.Iterations >= s.NewtonIterations {
+			s.last.Converged = false // visible in runscene's summary
 			return nil
 		}
 		// The tangent at x₁ (the ComputeForce of residual linearised there).
@@ -202,6 +211,7 @@ func (s *EulerImplicitSolver) newtonIterate(ops *graph.Ops, h, t float64, f, rhs
 				ops.Copy(dv, dvPrev)
 				update()
 				resid() // back at the last iterate (and its linearisation)
+				s.last.Converged = false
 				return nil
 			}
 			step /= 2

@@ -57,10 +57,39 @@ type SparseCholeskySolver struct {
 	analyses int
 
 	last  graph.LinearStats
-	shift float64 // σ of SolveShifted, 0 for Solve
+	shift float64          // σ of SolveShifted, 0 for Solve
+	chol  *sparse.Cholesky // the factorisation of the last Solve, for SolveAgain
 }
 
-var _ graph.ShiftedLinearSolver = (*SparseCholeskySolver)(nil)
+var (
+	_ graph.ShiftedLinearSolver = (*SparseCholeskySolver)(nil)
+	_ graph.FactorReuser        = (*SparseCholeskySolver)(nil)
+)
+
+// SolveAgain implements graph.FactorReuser: it solves with the
+// factorisation of the last Solve (the matrix assembled then, the fixed
+// DOFs then), the cost of two triangular solves. It fails when there is
+// none or the layout of the states has changed since.
+func (s *SparseCholeskySolver) SolveAgain(ops *graph.Ops, x, rhs graph.VecID) (graph.LinearStats, error) {
+	same := s.chol != nil && len(ops.Independent()) == len(s.sys.states) && len(s.rhs) == s.sys.n
+	for i, st := range ops.Independent() {
+		same = same && st == s.sys.states[i] && st.Size()*st.Template().DerivSize() == s.sys.sizes[i]
+	}
+	if !same {
+		return graph.LinearStats{}, fmt.Errorf("SparseCholeskySolver: no factorisation of the current system to solve with again")
+	}
+	clear(s.rhs)
+	gatherStates(s.sys.states, s.sys.offsets, rhs, s.rhs)
+	for i, f := range s.sys.fixed {
+		if f {
+			s.rhs[i] = 0
+		}
+	}
+	s.chol.Solve(s.x, s.rhs)
+	scatterStates(s.sys.states, s.sys.offsets, x, s.x)
+	ops.Project(x)
+	return graph.LinearStats{Iterations: 1, Converged: true}, nil
+}
 
 // SolveShifted implements graph.ShiftedLinearSolver: Solve with σ·|A_ii|
 // added to the diagonal of every free row of the assembled matrix (1
@@ -159,6 +188,7 @@ func (s *SparseCholeskySolver) Solve(ops *graph.Ops, x, rhs graph.VecID, m, b, k
 			return s.last, err
 		}
 	}
+	s.chol = nil
 	chol, err := s.sym.Factor(s.csr)
 	if err != nil {
 		var npd *sparse.NotPositiveDefiniteError
@@ -170,6 +200,7 @@ func (s *SparseCholeskySolver) Solve(ops *graph.Ops, x, rhs graph.VecID, m, b, k
 		return s.last, fmt.Errorf("SparseCholeskySolver: %w", err)
 	}
 
+	s.chol = chol
 	if len(s.rhs) != n {
 		s.rhs, s.x = make([]float64, n), make([]float64, n)
 	}
