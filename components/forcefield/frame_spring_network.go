@@ -231,7 +231,7 @@ func (c *FrameSpringNetworkForceField) initialise() error {
 	if err != nil {
 		return fmt.Errorf("weights from %q: %w", wp.Base().Path(), err)
 	}
-	if err := weights.Check(n, len(points)/3, true, true); err != nil {
+	if err := weights.Check(n, len(points)/3, true, false, true); err != nil {
 		return fmt.Errorf("weights from %q: %w", wp.Base().Path(), err)
 	}
 	rest := st.Vec(graph.RestPosition)

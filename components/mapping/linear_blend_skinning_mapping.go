@@ -43,6 +43,14 @@ import (
 //
 //	points: δτᵢ = w (δθᵢ × rᵢ) × f,   F: δτᵢ = Σ_c (δθᵢ × Hᵢ[:,c]) × P[:,c].
 //
+// F332 children (second-order samples) get F and its gradient ∂F/∂X_k
+// at the samples' centres, which need the weights' Hessians too (from the
+// shape function: mapping.WeightHessianProvider, or the weightHessians
+// field): ∂ₖF = Σ Aᵢ ∂ₖGᵢ + tᵢ ⊗ ∂ₖ∇wᵢ with
+// ∂ₖGᵢ = ∂ₖwᵢ Āᵢ⁻¹ + (Āᵢ⁻¹ eₖ) ⊗ ∇wᵢ + X̂ᵢ ⊗ ∂ₖ∇wᵢ, again linear in the
+// frames, with the same J, Jᵀ and geometric stiffness structure
+// (skinning_blocks.go). With Σ ∇∇w = 0 affine motions give ∇F = 0 exactly.
+//
 // Weights, rest points and the re-initialisation contract are described
 // on SkinningInputs; the weights must be a partition of unity.
 type LinearBlendSkinningMapping struct {
@@ -61,6 +69,9 @@ type LinearBlendSkinningMapping struct {
 	arm   []geom.Vec3
 	h     []geom.Mat3
 
+	// The general path (F332 children; see skinning_blocks.go).
+	blocks blockState
+
 	loop chunkedLoop
 }
 
@@ -68,7 +79,7 @@ func init() {
 	graph.Register(graph.TypeInfo{
 		Name:    "LinearBlendSkinningMapping",
 		Kind:    graph.KindMapping,
-		Summary: "Linear blend skinning (Faure et al. 2011, eq. 3; SOFA Flexible's LinearMapping): Rigid3 or Affine3 frames map to Vec3 points or to F331 deformation gradients at samples, x = Σ wᵢ Tᵢ T̄ᵢ⁻¹ X, F = ∂x/∂X; exact J, Jᵀ and (rigid frames) geometric stiffness.",
+		Summary: "Linear blend skinning (Faure et al. 2011, eq. 3; SOFA Flexible's LinearMapping): Rigid3 or Affine3 frames map to Vec3 points, to F331 deformation gradients at samples, or to F332 (F and ∂F/∂X, from the weights' Hessians), x = Σ wᵢ Tᵢ T̄ᵢ⁻¹ X, F = ∂x/∂X; exact J, Jᵀ and (rigid frames) geometric stiffness.",
 		New:     func() graph.Object { return NewLinearBlendSkinningMapping() },
 	})
 }
@@ -121,6 +132,23 @@ func (m *LinearBlendSkinningMapping) initialise(reinit bool) error {
 	ne := len(m.weights.Frames)
 	m.local = make([]geom.Vec3, ne)
 	m.g, m.arm, m.h = nil, nil, nil
+	m.blocks.kind = rigidFrames
+	if m.affineFrames {
+		m.blocks.kind = affineFrames
+	}
+	m.blocks.generic = m.hessiansOutput
+	if m.blocks.generic {
+		for p := 0; p < m.weights.NumPoints(); p++ {
+			X := geom.At(m.rest, p)
+			for e := m.weights.Offsets[p]; e < m.weights.Offsets[p+1]; e++ {
+				k := m.weights.Frames[e]
+				m.local[e] = m.restInv[k].MulVec(X.Sub(m.restT[k]))
+			}
+		}
+		m.initBlocks()
+		mapAll(m)
+		return nil
+	}
 	if m.gradientsOutput {
 		m.g = make([]geom.Mat3, ne)
 		if !m.affineFrames {
@@ -172,6 +200,10 @@ func (m *LinearBlendSkinningMapping) checkFrames(parentLen int) {
 // (points) or A·G (F) for the derivatives.
 func (m *LinearBlendSkinningMapping) Apply(childX, parentX []float64) {
 	m.checkFrames(len(parentX))
+	if m.blocks.generic {
+		m.applyBlocks(childX, parentX)
+		return
+	}
 	for k := range m.curA {
 		m.curA[k], m.curT[k] = m.frameTransform(parentX, k)
 	}
@@ -248,6 +280,10 @@ func addOuter(M *geom.Mat3, a, b geom.Vec3) {
 
 // ApplyJ implements graph.Mapping (see the type's documentation for J).
 func (m *LinearBlendSkinningMapping) ApplyJ(childV, parentV []float64) {
+	if m.blocks.generic {
+		m.applyJBlocks(childV, parentV)
+		return
+	}
 	n := m.weights.NumPoints()
 	w := &m.weights
 	switch {
@@ -323,6 +359,10 @@ func (m *LinearBlendSkinningMapping) ApplyJ(childV, parentV []float64) {
 
 // ApplyJT implements graph.Mapping: parentF += Jᵀ childF.
 func (m *LinearBlendSkinningMapping) ApplyJT(parentF, childF []float64) {
+	if m.blocks.generic {
+		m.applyJTBlocks(parentF, childF)
+		return
+	}
 	n := m.weights.NumPoints()
 	w := &m.weights
 	switch {
@@ -409,6 +449,10 @@ func (m *LinearBlendSkinningMapping) ApplyJT(parentF, childF []float64) {
 // Σ_c H[:,c] (δθ·P[:,c]) − δθ (H[:,c]·P[:,c]) per sample.
 func (m *LinearBlendSkinningMapping) ApplyDJT(parentDf, parentDx, childF []float64, kFactor float64) {
 	if m.affineFrames || kFactor == 0 {
+		return
+	}
+	if m.blocks.generic {
+		m.applyDJTBlocks(parentDf, parentDx, childF, kFactor)
 		return
 	}
 	n := m.weights.NumPoints()

@@ -22,8 +22,10 @@ import (
 //
 //   - A skinning mapping maps a parent state of frames (Rigid3, or Affine3
 //     for linear blend skinning) to a child state that is either Vec3
-//     (points: masses, contacts, visuals) or F331 (the deformation gradient
-//     F = ∂x/∂X at integration samples, for DeformationGradientForceField).
+//     (points: masses, contacts, visuals), F331 (the deformation gradient
+//     F = ∂x/∂X at integration samples, for DeformationGradientForceField)
+//     or, for linear blend skinning, F332 (F and its gradient ∂F/∂X at the
+//     samples' centres, whose weights then also need their Hessians).
 //   - Each child DOF p has a rest (material) position X_p, in world
 //     coordinates of the rest configuration, and a short list of
 //     influencing frames with weights w and weight gradients ∇w = ∂w/∂X
@@ -44,11 +46,16 @@ import (
 // quaternion skinning normalises the blend, so any positive scale of the
 // weights gives the same map (Gilles et al. 2011, Sec. 4.1); it only needs
 // Σ w > 0. A frame may appear at most once per point.
+//
+// Second-order samples (F332) also need the weight Hessians
+// Hessians[e] = ∂²w/∂X² (symmetric, 1/m²), which must sum to zero over a
+// point (Σ w = 1) for affine motions to give ∇F = 0 exactly.
 type SkinningWeights struct {
 	Offsets   []int       // len = number of points + 1; Offsets[0] = 0, non-decreasing
 	Frames    []int       // frame (parent DOF) of each entry
 	Weights   []float64   // weight of each entry
 	Gradients []geom.Vec3 // ∂w/∂X of each entry (1/m); nil when only points are mapped
+	Hessians  []geom.Mat3 // ∂²w/∂X² of each entry (1/m²); nil unless F332 samples are mapped
 }
 
 // NewSkinningWeights packs per-point lists into SkinningWeights. gradients
@@ -108,6 +115,9 @@ func (w SkinningWeights) Clone() SkinningWeights {
 	if w.Gradients != nil {
 		c.Gradients = append([]geom.Vec3(nil), w.Gradients...)
 	}
+	if w.Hessians != nil {
+		c.Hessians = append([]geom.Mat3(nil), w.Hessians...)
+	}
 	return c
 }
 
@@ -119,9 +129,10 @@ const partitionTolerance = 1e-9
 
 // Check verifies the weights for numFrames frames and numPoints points:
 // consistent lengths, frame indices in range and not repeated within a
-// point, finite values, gradients present when needGradients, and the
-// sum condition (partition of unity when partition, else Σ w > 0).
-func (w *SkinningWeights) Check(numFrames, numPoints int, needGradients, partition bool) error {
+// point, finite values, gradients present when needGradients (and
+// Hessians when needHessians), and the sum condition (partition of unity
+// when partition, else Σ w > 0).
+func (w *SkinningWeights) Check(numFrames, numPoints int, needGradients, needHessians, partition bool) error {
 	if len(w.Offsets) != numPoints+1 {
 		return fmt.Errorf("weights are given for %d points, want %d", w.NumPoints(), numPoints)
 	}
@@ -130,6 +141,9 @@ func (w *SkinningWeights) Check(numFrames, numPoints int, needGradients, partiti
 	}
 	if needGradients && len(w.Gradients) != len(w.Frames) {
 		return fmt.Errorf("deformation gradients need weight gradients: %d given for %d influences", len(w.Gradients), len(w.Frames))
+	}
+	if needHessians && len(w.Hessians) != len(w.Frames) {
+		return fmt.Errorf("F332 samples (the gradient of F) need the weights' second derivatives: %d Hessians given for %d influences", len(w.Hessians), len(w.Frames))
 	}
 	for p := 0; p < numPoints; p++ {
 		lo, hi := w.Offsets[p], w.Offsets[p+1]
@@ -157,6 +171,13 @@ func (w *SkinningWeights) Check(numFrames, numPoints int, needGradients, partiti
 				g := w.Gradients[e]
 				if !finite(g[0]) || !finite(g[1]) || !finite(g[2]) {
 					return fmt.Errorf("point %d: weight gradient of frame %d is not finite", p, f)
+				}
+			}
+			if e < len(w.Hessians) {
+				for _, h := range w.Hessians[e] {
+					if !finite(h) {
+						return fmt.Errorf("point %d: weight Hessian of frame %d is not finite", p, f)
+					}
 				}
 			}
 			sum += w.Weights[e]
@@ -196,6 +217,16 @@ type WeightProvider interface {
 	WeightsAt(restPoints []float64) (SkinningWeights, error)
 }
 
+// WeightHessianProvider is implemented by shape functions that also give
+// the second derivatives of the weights (package shapefunction: analytic
+// for Shepard and barycentric weights, central differences of the voxel
+// gradients for the grid methods). A skinning mapping onto F332 samples
+// asks it instead of WeightsAt; the result has Hessians filled.
+type WeightHessianProvider interface {
+	WeightProvider
+	WeightHessiansAt(restPoints []float64) (SkinningWeights, error)
+}
+
 // SamplePointProvider is implemented by integration samplers (package
 // shapefunction): it gives the rest positions of the samples, in the order
 // of the DOFs of the F331 state the samples live in.
@@ -217,7 +248,8 @@ type SamplePointProvider interface {
 //
 //	rest points: SetRestPoints; restPoints; the samples link; for a Vec3
 //	  child, the child's own rest positions (its topology or positions);
-//	  for an F331 child, a SamplePointProvider in the node or an ancestor.
+//	  for an F331 or F332 child, a SamplePointProvider in the node or an
+//	  ancestor.
 //	weights:     SetWeights; indices + weights (+ weightGradients); the
 //	  shapeFunction link; a WeightProvider in the node or an ancestor.
 //
@@ -240,7 +272,8 @@ type SkinningInputs struct {
 	RestPointsIn      [][3]float64   `toml:"restPoints" doc:"rest (material) position of each child DOF, world coordinates of the rest configuration" unit:"m"`
 	IndicesIn         [][]int        `toml:"indices" doc:"frames (parent DOF indices) influencing each child DOF" range:"[0,inf)"`
 	WeightsIn         [][]float64    `toml:"weights" doc:"weight of each frame listed in indices, per child DOF (a partition of unity for linear blend skinning)"`
-	WeightGradientsIn [][][3]float64 `toml:"weightGradients" doc:"gradient ∂w/∂X of each weight, per child DOF (needed for F331 children)" unit:"1/m"`
+	WeightGradientsIn [][][3]float64 `toml:"weightGradients" doc:"gradient ∂w/∂X of each weight, per child DOF (needed for F331 and F332 children)" unit:"1/m"`
+	WeightHessiansIn  [][][9]float64 `toml:"weightHessians" doc:"second derivatives ∂²w/∂X² of each weight (3×3 row-major), per child DOF (needed for F332 children)" unit:"1/m^2"`
 
 	goPoints  []float64
 	goWeights *SkinningWeights
@@ -252,7 +285,8 @@ type SkinningInputs struct {
 	weightsFrom     inputSource
 	pointProvider   SamplePointProvider
 	weightProvider  WeightProvider
-	gradientsOutput bool // child is F331
+	gradientsOutput bool // child is F331 or F332
+	hessiansOutput  bool // child is F332
 	affineFrames    bool // parent is Affine3
 }
 
@@ -287,15 +321,15 @@ func (s *SkinningInputs) Weights() *SkinningWeights { return &s.weights }
 // Init), flat [x y z ...], as a view: do not modify.
 func (s *SkinningInputs) RestPoints() []float64 { return s.rest }
 
-// GradientsOutput reports whether the child is an F331 state (deformation
-// gradients) rather than Vec3 points.
+// GradientsOutput reports whether the child is an F331 or F332 state
+// (deformation gradients) rather than Vec3 points.
 func (s *SkinningInputs) GradientsOutput() bool { return s.gradientsOutput }
 
 // validateFields checks the scene fields that do not need the states.
 func (s *SkinningInputs) validateFields() error {
-	if len(s.WeightsIn) > 0 || len(s.WeightGradientsIn) > 0 {
+	if len(s.WeightsIn) > 0 || len(s.WeightGradientsIn) > 0 || len(s.WeightHessiansIn) > 0 {
 		if len(s.IndicesIn) == 0 {
-			return errors.New("weights/weightGradients need indices (the frames each weight belongs to)")
+			return errors.New("weights/weightGradients/weightHessians need indices (the frames each weight belongs to)")
 		}
 	}
 	if len(s.IndicesIn) > 0 {
@@ -318,8 +352,9 @@ func (s *SkinningInputs) validateFields() error {
 // setup resolves the states and the inputs and checks them. It is the
 // common part of Init (reinit = false: the child must be empty or already
 // of the right size) and Reinit (reinit = true: the child is resized).
-// allowAffine says whether Affine3 parents are supported; partition
-// whether the weights must be a partition of unity.
+// allowAffine says whether Affine3 parents and F332 children are
+// supported (linear blend skinning); partition whether the weights must be
+// a partition of unity.
 func (s *SkinningInputs) setup(b *graph.ObjectBase, typeName string, allowAffine, partition, reinit bool) error {
 	if err := s.validateFields(); err != nil {
 		return err
@@ -344,11 +379,20 @@ func (s *SkinningInputs) setup(b *graph.ObjectBase, typeName string, allowAffine
 	}
 	switch ct := s.to.Template().Name(); ct {
 	case graph.Vec3.Name():
-		s.gradientsOutput = false
+		s.gradientsOutput, s.hessiansOutput = false, false
 	case graph.F331.Name():
-		s.gradientsOutput = true
+		s.gradientsOutput, s.hessiansOutput = true, false
+	case graph.F332.Name():
+		if !allowAffine {
+			return fmt.Errorf("output state %q has template F332; %s maps to Vec3 points or F331 deformation gradients only (the gradient of F through the normalised dual-quaternion blend is not implemented): use LinearBlendSkinningMapping for F332 samples", s.to.Base().Path(), typeName)
+		}
+		s.gradientsOutput, s.hessiansOutput = true, true
 	default:
-		return fmt.Errorf("output state %q has template %s; %s maps to Vec3 points or F331 deformation gradients", s.to.Base().Path(), ct, typeName)
+		want := "Vec3 points or F331 deformation gradients"
+		if allowAffine {
+			want = "Vec3 points or F331 deformation gradients (or F332: F and its gradient)"
+		}
+		return fmt.Errorf("output state %q has template %s; %s maps to %s", s.to.Base().Path(), ct, typeName, want)
 	}
 	nFrames := s.from.Size()
 	if nFrames == 0 {
@@ -364,7 +408,7 @@ func (s *SkinningInputs) setup(b *graph.ObjectBase, typeName string, allowAffine
 	if err := s.resolveWeights(b, reinit); err != nil {
 		return err
 	}
-	if err := s.weights.Check(nFrames, n, s.gradientsOutput, partition); err != nil {
+	if err := s.weights.Check(nFrames, n, s.gradientsOutput, s.hessiansOutput, partition); err != nil {
 		return err
 	}
 	if reinit {
@@ -445,6 +489,19 @@ func (s *SkinningInputs) resolveWeights(b *graph.ObjectBase, reinit bool) error 
 		if err != nil {
 			return err
 		}
+		if len(s.WeightHessiansIn) > 0 {
+			if len(s.WeightHessiansIn) != len(s.IndicesIn) {
+				return fmt.Errorf("weightHessians has %d points but indices has %d", len(s.WeightHessiansIn), len(s.IndicesIn))
+			}
+			for p, hs := range s.WeightHessiansIn {
+				if len(hs) != len(s.IndicesIn[p]) {
+					return fmt.Errorf("point %d: %d weight Hessians for %d frame indices", p, len(hs), len(s.IndicesIn[p]))
+				}
+				for _, h := range hs {
+					w.Hessians = append(w.Hessians, geom.Mat3(h))
+				}
+			}
+		}
 		s.weights, s.weightsFrom = w, fromField
 	case s.ShapeFunction.IsSet():
 		wp, ok := s.ShapeFunction.Object.(WeightProvider)
@@ -463,7 +520,17 @@ func (s *SkinningInputs) resolveWeights(b *graph.ObjectBase, reinit bool) error 
 		s.weightsFrom = fromProvider
 	}
 	if s.weightsFrom == fromProvider {
-		w, err := s.weightProvider.WeightsAt(s.rest)
+		var w SkinningWeights
+		var err error
+		if s.hessiansOutput {
+			hp, ok := s.weightProvider.(WeightHessianProvider)
+			if !ok {
+				return fmt.Errorf("shape function %q gives no second derivatives of the weights, which F332 samples need (use a shape function of package shapefunction, or give indices, weights, weightGradients and weightHessians)", s.weightProvider.Base().Path())
+			}
+			w, err = hp.WeightHessiansAt(s.rest)
+		} else {
+			w, err = s.weightProvider.WeightsAt(s.rest)
+		}
 		if err != nil {
 			return fmt.Errorf("weights from %q: %w", s.weightProvider.Base().Path(), err)
 		}

@@ -26,34 +26,46 @@ type skinningMapping interface {
 // wᵢ = φᵢ / Σφ, ∇wᵢ = (∇φᵢ − wᵢ Σ∇φ)/Σφ. Every frame influences every
 // point, so the weights are a smooth partition of unity (Σ w = 1 and
 // Σ ∇w = 0 up to rounding).
+//
+// The weights also carry their exact Hessians (the quotient rule twice:
+// H_w = (H_φ − w H_S − ∇w ⊗ ∇S − ∇S ⊗ ∇w)/S, H_φ = φ (4 d dᵀ/σ⁴ − 2 I/σ²)),
+// which sum to zero over a point up to rounding.
 func gaussianWeights(points []float64, centres []geom.Vec3, sigma float64) mapping.SkinningWeights {
 	n := len(points) / 3
 	frames := make([][]int, n)
 	weights := make([][]float64, n)
 	grads := make([][]geom.Vec3, n)
+	var hess []geom.Mat3
+	s2 := sigma * sigma
 	for p := 0; p < n; p++ {
 		X := geom.At(points, p)
 		phi := make([]float64, len(centres))
 		dphi := make([]geom.Vec3, len(centres))
-		S, dS := 0.0, geom.Vec3{}
+		hphi := make([]geom.Mat3, len(centres))
+		S, dS, HS := 0.0, geom.Vec3{}, geom.Mat3{}
 		for i, c := range centres {
 			d := X.Sub(c)
-			phi[i] = math.Exp(-d.Norm2() / (sigma * sigma))
-			dphi[i] = d.Scale(-2 / (sigma * sigma) * phi[i])
+			phi[i] = math.Exp(-d.Norm2() / s2)
+			dphi[i] = d.Scale(-2 / s2 * phi[i])
+			hphi[i] = d.Outer(d).Scale(4 / (s2 * s2)).Sub(geom.Identity3().Scale(2 / s2)).Scale(phi[i])
 			S += phi[i]
 			dS = dS.Add(dphi[i])
+			HS = HS.Add(hphi[i])
 		}
 		for i := range centres {
 			w := phi[i] / S
+			gw := dphi[i].Sub(dS.Scale(w)).Scale(1 / S)
 			frames[p] = append(frames[p], i)
 			weights[p] = append(weights[p], w)
-			grads[p] = append(grads[p], dphi[i].Sub(dS.Scale(w)).Scale(1/S))
+			grads[p] = append(grads[p], gw)
+			hess = append(hess, hphi[i].Sub(HS.Scale(w)).Sub(gw.Outer(dS)).Sub(dS.Outer(gw)).Scale(1/S))
 		}
 	}
 	w, err := mapping.NewSkinningWeights(frames, weights, grads)
 	if err != nil {
 		panic(err)
 	}
+	w.Hessians = hess
 	return w
 }
 

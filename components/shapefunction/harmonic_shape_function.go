@@ -86,6 +86,13 @@ func (h *HarmonicShapeFunction) WeightsAt(restPoints []float64) (mapping.Skinnin
 	return h.ShapeFunctionBase.WeightsAt(restPoints)
 }
 
+// WeightHessiansAt implements mapping.WeightHessianProvider (central
+// differences of the voxel gradients; see ShapeFunctionBase).
+func (h *HarmonicShapeFunction) WeightHessiansAt(restPoints []float64) (mapping.SkinningWeights, error) {
+	h.setup(&h.ObjectBase, h)
+	return h.ShapeFunctionBase.WeightHessiansAt(restPoints)
+}
+
 // InsertFrame adds the last frame of the frames' state (see
 // ShapeFunctionBase.InsertFrame): its share φ is its harmonic weight with
 // every other frame at 0.

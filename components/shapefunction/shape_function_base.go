@@ -58,10 +58,11 @@ type kernelMethod interface {
 	buildKernels(o []geom.Vec3) (kernelEvaluator, error)
 }
 
-// kernelEvaluator evaluates K_f and ∇K_f of every frame at a rest point;
-// w and g have one entry per frame.
+// kernelEvaluator evaluates K_f, ∇K_f and (when h is not nil) the Hessian
+// ∇∇K_f of every frame at a rest point; w, g and h have one entry per
+// frame.
 type kernelEvaluator interface {
-	eval(p geom.Vec3, w []float64, g []geom.Vec3)
+	eval(p geom.Vec3, w []float64, g []geom.Vec3, h []geom.Mat3)
 	numFrames() int
 }
 
@@ -182,12 +183,33 @@ func (b *ShapeFunctionBase) NumFrames() int { return len(b.origins) + len(b.spli
 // most nbRef frames (plus the frames inserted since), and their gradients,
 // at every rest point (flat xyz).
 func (b *ShapeFunctionBase) WeightsAt(restPoints []float64) (mapping.SkinningWeights, error) {
+	return b.weightsAt(restPoints, false)
+}
+
+// WeightHessiansAt implements mapping.WeightHessianProvider: WeightsAt
+// with the second derivatives of the weights, the Hessians of the
+// normalised quotient w_f = K_f/S,
+//
+//	∇∇w_f = (∇∇K_f − w_f ∇∇S − ∇w_f ⊗ ∇S − ∇S ⊗ ∇w_f)/S,
+//
+// from the kernels' Hessians (analytic, or central differences of the
+// voxel gradients), so Σ_f ∇∇w_f = 0 to rounding and affine frames moved
+// affinely give ∇F = 0 exactly.
+func (b *ShapeFunctionBase) WeightHessiansAt(restPoints []float64) (mapping.SkinningWeights, error) {
+	return b.weightsAt(restPoints, true)
+}
+
+func (b *ShapeFunctionBase) weightsAt(restPoints []float64, hessians bool) (mapping.SkinningWeights, error) {
 	if err := b.prepare(); err != nil {
 		return mapping.SkinningWeights{}, err
 	}
 	n := len(restPoints) / 3
 	out := mapping.SkinningWeights{Offsets: make([]int, 1, n+1)}
+	if hessians {
+		out.Hessians = []geom.Mat3{}
+	}
 	ev := newPointEvaluator(b)
+	ev.hessians = hessians
 	for i := 0; i < n; i++ {
 		p := geom.At(restPoints, i)
 		for a := 0; a < 3; a++ {
@@ -200,40 +222,52 @@ func (b *ShapeFunctionBase) WeightsAt(restPoints []float64) (mapping.SkinningWei
 			out.Frames = append(out.Frames, e.frame)
 			out.Weights = append(out.Weights, e.w)
 			out.Gradients = append(out.Gradients, e.g)
+			if hessians {
+				out.Hessians = append(out.Hessians, e.h)
+			}
 		}
 		out.Offsets = append(out.Offsets, len(out.Frames))
 	}
 	return out, nil
 }
 
-// influence is one frame's weight and weight gradient at a point.
+// influence is one frame's weight, weight gradient and (when asked for)
+// weight Hessian at a point.
 type influence struct {
 	frame int
 	w     float64
 	g     geom.Vec3
+	h     geom.Mat3
 }
 
 // pointEvaluator evaluates weights point by point with reused buffers.
 type pointEvaluator struct {
-	b     *ShapeFunctionBase
-	w     []float64
-	g     []geom.Vec3
-	order []int
-	kept  []int
-	infl  []influence
-	pw    []float64
-	pg    []geom.Vec3
+	b        *ShapeFunctionBase
+	hessians bool
+	w        []float64
+	g        []geom.Vec3
+	h        []geom.Mat3
+	order    []int
+	kept     []int
+	infl     []influence
+	pw       []float64
+	pg       []geom.Vec3
+	ph       []geom.Mat3
 }
 
 func newPointEvaluator(b *ShapeFunctionBase) *pointEvaluator {
 	n := b.kernels.numFrames()
-	return &pointEvaluator{b: b, w: make([]float64, n), g: make([]geom.Vec3, n), order: make([]int, n)}
+	return &pointEvaluator{b: b, w: make([]float64, n), g: make([]geom.Vec3, n), h: make([]geom.Mat3, n), order: make([]int, n)}
 }
 
 // at returns the influences at p (a view, valid until the next call).
 func (e *pointEvaluator) at(p geom.Vec3) []influence {
 	b := e.b
-	b.kernels.eval(p, e.w, e.g)
+	var h []geom.Mat3
+	if e.hessians {
+		h = e.h
+	}
+	b.kernels.eval(p, e.w, e.g, h)
 	for f := range e.order {
 		e.order[f] = f
 	}
@@ -266,15 +300,23 @@ func (e *pointEvaluator) at(p geom.Vec3) []influence {
 	}
 	S := 0.0
 	var G geom.Vec3
+	var HS geom.Mat3
 	for _, f := range kept {
 		S += w[f]
 		G = G.Add(e.g[f])
+		if h != nil {
+			HS = HS.Add(h[f])
+		}
 	}
 	// Sort the kept frames by index for a stable, readable layout.
 	sort.Ints(kept)
 	for _, f := range kept {
 		wf := w[f] / S
-		e.infl = append(e.infl, influence{frame: f, w: wf, g: e.g[f].Sub(G.Scale(wf)).Scale(1 / S)})
+		in := influence{frame: f, w: wf, g: e.g[f].Sub(G.Scale(wf)).Scale(1 / S)}
+		if h != nil {
+			in.h = quotientHessian(h[f], HS, in.g, G, wf, S)
+		}
+		e.infl = append(e.infl, in)
 	}
 	for _, s := range b.splits {
 		e.applySplit(s, p)
@@ -298,18 +340,32 @@ func (e *pointEvaluator) applySplit(s frameSplit, p geom.Vec3) {
 	if len(e.pw) < nphi {
 		e.pw = make([]float64, nphi)
 		e.pg = make([]geom.Vec3, nphi)
+		e.ph = make([]geom.Mat3, nphi)
 	}
-	s.phi.eval(p, e.pw[:nphi], e.pg[:nphi])
+	var ph []geom.Mat3
+	if e.hessians {
+		ph = e.ph[:nphi]
+	}
+	s.phi.eval(p, e.pw[:nphi], e.pg[:nphi], ph)
 	phi, gphi := math.Min(1, math.Max(0, e.pw[s.phiIndex])), e.pg[s.phiIndex]
-	if phi == 0 && gphi == (geom.Vec3{}) {
+	var hphi geom.Mat3
+	if ph != nil {
+		hphi = ph[s.phiIndex]
+	}
+	if phi == 0 && gphi == (geom.Vec3{}) && hphi == (geom.Mat3{}) {
 		return
 	}
-	wp, gp := e.infl[k].w, e.infl[k].g
+	wp, gp, hp := e.infl[k].w, e.infl[k].g, e.infl[k].h
 	child := influence{frame: s.child, w: phi * wp, g: gp.Scale(phi).Add(gphi.Scale(wp))}
+	if e.hessians {
+		// ∇∇(φ w_p) = φ ∇∇w_p + ∇φ ⊗ ∇w_p + ∇w_p ⊗ ∇φ + w_p ∇∇φ.
+		child.h = hp.Scale(phi).Add(gphi.Outer(gp)).Add(gp.Outer(gphi)).Add(hphi.Scale(wp))
+	}
 	// The parent keeps w_p − w_child exactly (not (1−φ)·w_p), so the two
 	// sum to the old weight to the last bit.
 	e.infl[k].w = wp - child.w
 	e.infl[k].g = gp.Sub(child.g)
+	e.infl[k].h = hp.Sub(child.h)
 	e.infl = append(e.infl, child)
 }
 
@@ -376,26 +432,44 @@ type normalisedKernel struct {
 
 func (n *normalisedKernel) numFrames() int { return n.k.numFrames() }
 
-func (n *normalisedKernel) eval(p geom.Vec3, w []float64, g []geom.Vec3) {
-	n.k.eval(p, w, g)
+func (n *normalisedKernel) eval(p geom.Vec3, w []float64, g []geom.Vec3, h []geom.Mat3) {
+	n.k.eval(p, w, g, h)
 	S := 0.0
 	var G geom.Vec3
+	var HS geom.Mat3
 	for f := range w {
 		if w[f] < 0 {
 			w[f], g[f] = 0, geom.Vec3{}
+			if h != nil {
+				h[f] = geom.Mat3{}
+			}
 		}
 		S += w[f]
 		G = G.Add(g[f])
+		if h != nil {
+			HS = HS.Add(h[f])
+		}
 	}
 	if !(S > 0) {
 		clear(w)
 		clear(g)
+		clear(h)
 		return
 	}
 	for f := range w {
 		w[f] /= S
 		g[f] = g[f].Sub(G.Scale(w[f])).Scale(1 / S)
+		if h != nil {
+			h[f] = quotientHessian(h[f], HS, g[f], G, w[f], S)
+		}
 	}
+}
+
+// quotientHessian returns the Hessian of w = K/S from the Hessians of K
+// and S, the gradient of w and of S, w and S:
+// (∇∇K − w ∇∇S − ∇w ⊗ ∇S − ∇S ⊗ ∇w)/S.
+func quotientHessian(HK, HS geom.Mat3, gw, gS geom.Vec3, w, S float64) geom.Mat3 {
+	return HK.Sub(HS.Scale(w)).Sub(gw.Outer(gS)).Sub(gS.Outer(gw)).Scale(1 / S)
 }
 
 // frameInsertable is implemented by the shape functions of this package.
@@ -426,11 +500,14 @@ func findMaterialGrid(link graph.Link, node *graph.Node) (*MaterialGrid, error) 
 
 // voxelField is a kernel sampled at the voxel centres, with central
 // differences as gradients, evaluated anywhere by trilinear interpolation
-// over the voxel centres (Voxels.interpolation).
+// over the voxel centres (Voxels.interpolation). Hessians, when first
+// asked for, are the central differences of the gradients' components,
+// symmetrised, interpolated the same way.
 type voxelField struct {
 	g    *Voxels
 	val  [][]float64   // [frame][voxel]
 	grad [][]geom.Vec3 // [frame][voxel]
+	hess [][]geom.Mat3 // [frame][voxel], nil until needed
 }
 
 func newVoxelField(g *Voxels, values [][]float64) *voxelField {
@@ -443,10 +520,13 @@ func newVoxelField(g *Voxels, values [][]float64) *voxelField {
 
 func (f *voxelField) numFrames() int { return len(f.val) }
 
-func (f *voxelField) eval(p geom.Vec3, w []float64, g []geom.Vec3) {
+func (f *voxelField) eval(p geom.Vec3, w []float64, g []geom.Vec3, h []geom.Mat3) {
 	var vox [8]int
 	var s [8]float64
 	n := f.g.interpolation(p, &vox, &s)
+	if h != nil && f.hess == nil {
+		f.buildHessians()
+	}
 	for k := range f.val {
 		val, grad := f.val[k], f.grad[k]
 		sum := 0.0
@@ -456,6 +536,36 @@ func (f *voxelField) eval(p geom.Vec3, w []float64, g []geom.Vec3) {
 			gs = gs.Add(grad[vox[i]].Scale(s[i]))
 		}
 		w[k], g[k] = sum, gs
+		if h != nil {
+			var hs geom.Mat3
+			for i := 0; i < n; i++ {
+				hs = hs.Add(f.hess[k][vox[i]].Scale(s[i]))
+			}
+			h[k] = hs
+		}
+	}
+}
+
+// buildHessians computes the voxel Hessians: H[a][b] = ½ (∂_b g_a + ∂_a
+// g_b), the derivatives by centralDifferences of each gradient component.
+func (f *voxelField) buildHessians() {
+	f.hess = make([][]geom.Mat3, len(f.val))
+	comp := make([]float64, f.g.NumVoxels())
+	for k, grad := range f.grad {
+		H := make([]geom.Mat3, len(grad))
+		for a := 0; a < 3; a++ {
+			for v := range grad {
+				comp[v] = grad[v][a]
+			}
+			d := centralDifferences(f.g, comp)
+			for v := range H {
+				for b := 0; b < 3; b++ {
+					H[v][3*a+b] += 0.5 * d[v][b]
+					H[v][3*b+a] += 0.5 * d[v][b]
+				}
+			}
+		}
+		f.hess[k] = H
 	}
 }
 

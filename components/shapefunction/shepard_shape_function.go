@@ -47,6 +47,13 @@ func (s *ShepardShapeFunction) WeightsAt(restPoints []float64) (mapping.Skinning
 	return s.ShapeFunctionBase.WeightsAt(restPoints)
 }
 
+// WeightHessiansAt implements mapping.WeightHessianProvider (analytic
+// Hessians of the kernels; see ShapeFunctionBase).
+func (s *ShepardShapeFunction) WeightHessiansAt(restPoints []float64) (mapping.SkinningWeights, error) {
+	s.setup(&s.ObjectBase, s)
+	return s.ShapeFunctionBase.WeightHessiansAt(restPoints)
+}
+
 // InsertFrame adds the last frame of the frames' state (see
 // ShapeFunctionBase.InsertFrame).
 func (s *ShepardShapeFunction) InsertFrame() (int, error) {
@@ -73,12 +80,15 @@ type shepardKernel struct {
 
 func (k *shepardKernel) numFrames() int { return len(k.origins) }
 
-func (k *shepardKernel) eval(p geom.Vec3, w []float64, g []geom.Vec3) {
+// eval: K = r^(−p), ∇K = −p K d/r², ∇∇K = −p K/r² (I − (p+2) d dᵀ/r²),
+// d = x − x_f, r = |d|.
+func (k *shepardKernel) eval(p geom.Vec3, w []float64, g []geom.Vec3, h []geom.Mat3) {
 	for f, x := range k.origins {
 		if p.Sub(x).Norm() <= k.hit {
 			// At a frame's origin: that frame alone (interpolation).
 			clear(w)
 			clear(g)
+			clear(h)
 			w[f] = 1
 			return
 		}
@@ -89,5 +99,8 @@ func (k *shepardKernel) eval(p geom.Vec3, w []float64, g []geom.Vec3) {
 		K := math.Pow(r2, -0.5*k.power)
 		w[f] = K
 		g[f] = d.Scale(-k.power * K / r2)
+		if h != nil {
+			h[f] = geom.Identity3().Sub(d.Outer(d).Scale((k.power + 2) / r2)).Scale(-k.power * K / r2)
+		}
 	}
 }

@@ -82,6 +82,13 @@ func (s *VoronoiShapeFunction) WeightsAt(restPoints []float64) (mapping.Skinning
 	return s.ShapeFunctionBase.WeightsAt(restPoints)
 }
 
+// WeightHessiansAt implements mapping.WeightHessianProvider (central
+// differences of the voxel gradients; see ShapeFunctionBase).
+func (s *VoronoiShapeFunction) WeightHessiansAt(restPoints []float64) (mapping.SkinningWeights, error) {
+	s.setup(&s.ObjectBase, s)
+	return s.ShapeFunctionBase.WeightHessiansAt(restPoints)
+}
+
 // InsertFrame adds the last frame of the frames' state (see
 // ShapeFunctionBase.InsertFrame): its share φ is its normalised Voronoi
 // kernel among all frames.

@@ -292,7 +292,7 @@ func TestGridGradientsOfALinearField(t *testing.T) {
 		// Inside the hull of the voxel centres (outside it the field is
 		// extrapolated as a constant).
 		p := geom.Vec3{0.0625 + 0.875*rng.Float64(), 0.05 + 0.4*rng.Float64(), 0.05 + 0.2*rng.Float64()}
-		f.eval(p, w, gr)
+		f.eval(p, w, gr, nil)
 		if math.Abs(w[0]-(0.4+b.Dot(p))) > 1e-14 || gr[0].Sub(b).Norm() > 1e-13 {
 			t.Fatalf("at %v: %g %v, want %g %v", p, w[0], gr[0], 0.4+b.Dot(p), b)
 		}
