@@ -46,7 +46,7 @@ const (
 	penaltyContacts = "contacts here are penalty forces computed by CollisionPipeline inside the ODE solve (stiffness, damping, friction), with no Lagrange multipliers"
 	meshLoaderNote  = "one MeshLoader reads every mesh format (.msh, .vtk, .node/.ele, .veg, .stl, .obj), chosen by the file's extension"
 	topologyNote    = "the MeshLoader, RegularGridTopology or SparseGridTopology of a node is its topology itself: it serves the points, tetrahedra and boundary triangles; no container, modifier or algorithms object"
-	springsNote     = "springs between pairs of points are not implemented yet (planned with the modelling components); RestShapeSpringsForceField ties points to their rest or fixed world positions, JointSpringForceField joins Rigid3 frames"
+	stiffSpringNote = "SOFA's SpringForceField has no stiffness matrix (explicit integration only) and its stiff variant adds one; here every force field has its exact tangent, so SpringForceField is both, with the same fields (object1, object2, indices1, indices2, stiffness, damping, lengths; SOFA's spring string is the springs table)"
 	phasesNote      = "broad and narrow phases are inside CollisionPipeline (refitted bounding-volume hierarchies, point–triangle proximity)"
 	proximityNote   = "the proximity test is inside CollisionPipeline: its contactDistance is SOFA's alarmDistance"
 	responseNote    = "the response is a penalty force: CollisionPipeline's stiffness, damping and friction"
@@ -108,9 +108,10 @@ var sofaNames = []SOFAName{
 	{Name: "FastTetrahedralCorotationalForceField", Status: SOFAEquivalent, Use: "TetrahedronFEMForceField", Note: "corotational linear tetrahedra: method = large, polar or svd"},
 	{Name: "StandardTetrahedralFEMForceField", Status: SOFAEquivalent, Use: "TetrahedronHyperelasticityFEMForceField", Note: "hyperelastic tetrahedra: materialName = StVenantKirchhoff, NeoHookean or StableNeoHookean"},
 	{Name: "LinearMapping", Status: SOFAEquivalent, Use: "LinearBlendSkinningMapping", Note: "the Flexible plugin's linear blend skinning"},
-	{Name: "StiffSpringForceField", Status: SOFANotImplemented, Note: springsNote},
-	{Name: "SpringForceField", Status: SOFANotImplemented, Note: springsNote},
-	{Name: "MeshSpringForceField", Status: SOFANotImplemented, Note: springsNote},
+	{Name: "StiffSpringForceField", Status: SOFAEquivalent, Use: "SpringForceField", Note: stiffSpringNote},
+	{Name: "RegularGridSpringForceField", Status: SOFAEquivalent, Use: "MeshSpringForceField", Note: "springs on the edges of the grid's tetrahedra (or of a flat grid's triangles): MeshSpringForceField on a RegularGridTopology"},
+	{Name: "TriangleBendingSprings", Status: SOFAEquivalent, Use: "TriangularBendingSprings", Note: "the same springs across the interior edges of a triangle surface"},
+	{Name: "FastTriangularBendingSprings", Status: SOFANotImplemented, Use: "TriangularBendingSprings", Note: "the quadratic bending model is not implemented; TriangularBendingSprings resists bending with a spring across each interior edge"},
 	{Name: "HexahedronFEMForceField", Status: SOFANotImplemented, Use: "TetrahedronFEMForceField", Note: "hexahedral elements are not implemented: use TetrahedronFEMForceField on a RegularGridTopology or SparseGridTopology (each hexahedron split into six tetrahedra)"},
 	{Name: "BeamFEMForceField", Status: SOFANotImplemented, Note: "beam elements are not implemented: mesh the beam with tetrahedra (TetrahedronFEMForceField), or join Rigid3 frames with JointSpringForceField"},
 	{Name: "TriangularFEMForceField", Status: SOFANotImplemented, Note: "membrane (triangle) elements are not implemented: model the sheet as a thin layer of tetrahedra"},

@@ -10,6 +10,14 @@ import (
 // hexahedral cells, each split into six positively oriented tetrahedra (the
 // Kuhn split, conforming across cells), with its boundary triangles.
 //
+// With n = 1 along one axis (and min = max there) it is instead a flat
+// grid of triangles in that plane, as SOFA's RegularGridTopology with
+// nz = 1 (a sheet for cloth): each of the (n−1) × (n−1) rectangular cells
+// is cut into two triangles along a diagonal that alternates from cell to
+// cell (a checkerboard, so the sheet has no preferred shear direction),
+// all oriented with their normal along the flat axis' positive
+// direction. Such a grid has triangles and no tetrahedra.
+//
 // Vertex (i, j, k) has index i + n0·(j + n1·k). Cells are visited k outer,
 // then j, then i; each cell's tetrahedra follow the axis permutations
 // (0,1,2), (0,2,1), (1,0,2), (1,2,0), (2,0,1), (2,1,0): t0 is the cell's low
@@ -22,7 +30,7 @@ type RegularGridTopology struct {
 	graph.ObjectBase
 	Min [3]float64 `toml:"min" doc:"low corner of the box" unit:"m"`
 	Max [3]float64 `toml:"max" doc:"high corner of the box" unit:"m"`
-	N   [3]int     `toml:"n" doc:"vertices per axis (cells per axis + 1)" range:"[2,inf)"`
+	N   [3]int     `toml:"n" doc:"vertices per axis (cells per axis + 1); 1 along one axis (with min = max there) for a flat grid of triangles" range:"[1,inf)"`
 
 	points []float64
 	tets   [][4]int
@@ -33,7 +41,7 @@ func init() {
 	graph.Register(graph.TypeInfo{
 		Name:    "RegularGridTopology",
 		Kind:    graph.KindTopology,
-		Summary: "A box split into hexahedral cells, each split into six positively oriented tetrahedra (Kuhn split), with its boundary triangles.",
+		Summary: "A box split into hexahedral cells, each split into six positively oriented tetrahedra (Kuhn split), with its boundary triangles; with n = 1 along one axis, a flat grid of triangles (cloth).",
 		New:     func() graph.Object { return &RegularGridTopology{Max: [3]float64{1, 1, 1}, N: [3]int{2, 2, 2}} },
 	})
 }
@@ -48,20 +56,43 @@ func NewRegularGrid(min, max [3]float64, n [3]int) (*RegularGridTopology, error)
 	return g, nil
 }
 
-// Validate checks that the box has positive extent on every axis.
+// Validate checks that the box has positive extent on every axis, or on
+// two axes for a flat grid (n = 1 and min = max on the third).
 func (g *RegularGridTopology) Validate() error {
+	flat := -1
 	for a := 0; a < 3; a++ {
+		if g.N[a] == 1 {
+			if flat >= 0 {
+				return fmt.Errorf("n[%d] = n[%d] = 1: a grid needs at least 2 vertices along two axes", flat, a)
+			}
+			flat = a
+			if g.Max[a] != g.Min[a] {
+				return fmt.Errorf("n[%d] = 1 makes a flat grid in the plane at min[%d] = %g: set max[%d] = min[%d] (it is %g)", a, a, g.Min[a], a, a, g.Max[a])
+			}
+			continue
+		}
 		if !(g.Max[a] > g.Min[a]) {
 			return fmt.Errorf("max[%d] = %g must be greater than min[%d] = %g", a, g.Max[a], a, g.Min[a])
 		}
 		if g.N[a] < 2 {
-			return fmt.Errorf("n[%d] = %d: need at least 2 vertices per axis", a, g.N[a])
+			return fmt.Errorf("n[%d] = %d: need at least 2 vertices per axis (1 along one axis for a flat grid)", a, g.N[a])
 		}
 	}
 	if int64(g.N[0])*int64(g.N[1])*int64(g.N[2]) > 50_000_000 {
 		return fmt.Errorf("n = %v gives more than 50 million vertices", g.N)
 	}
 	return nil
+}
+
+// Flat returns the axis along which the grid is flat (n = 1), or −1 for a
+// grid of tetrahedra.
+func (g *RegularGridTopology) Flat() int {
+	for a := 0; a < 3; a++ {
+		if g.N[a] == 1 {
+			return a
+		}
+	}
+	return -1
 }
 
 // Init builds the points and cells.
@@ -75,16 +106,24 @@ func (g *RegularGridTopology) Index(i, j, k int) int { return i + g.N[0]*(j+g.N[
 
 func (g *RegularGridTopology) build() {
 	nx, ny, nz := g.N[0], g.N[1], g.N[2]
+	coord := func(a, i int) float64 {
+		if g.N[a] == 1 {
+			return g.Min[a]
+		}
+		return g.Min[a] + float64(i)*(g.Max[a]-g.Min[a])/float64(g.N[a]-1)
+	}
 	g.points = make([]float64, 0, 3*nx*ny*nz)
 	for k := 0; k < nz; k++ {
 		for j := 0; j < ny; j++ {
 			for i := 0; i < nx; i++ {
-				g.points = append(g.points,
-					g.Min[0]+float64(i)*(g.Max[0]-g.Min[0])/float64(nx-1),
-					g.Min[1]+float64(j)*(g.Max[1]-g.Min[1])/float64(ny-1),
-					g.Min[2]+float64(k)*(g.Max[2]-g.Min[2])/float64(nz-1))
+				g.points = append(g.points, coord(0, i), coord(1, j), coord(2, k))
 			}
 		}
+	}
+	if flat := g.Flat(); flat >= 0 {
+		g.tets = nil
+		g.tris = g.flatTriangles(flat)
+		return
 	}
 	g.tets = make([][4]int, 0, 6*(nx-1)*(ny-1)*(nz-1))
 	for k := 0; k < nz-1; k++ {
@@ -102,11 +141,35 @@ func (g *RegularGridTopology) build() {
 	g.tris = BoundaryTriangles(g.tets)
 }
 
+// flatTriangles cuts every cell of a flat grid (flat axis f) into two
+// triangles, the diagonal alternating in a checkerboard, normals along +f.
+func (g *RegularGridTopology) flatTriangles(f int) [][3]int {
+	a0, a1 := (f+1)%3, (f+2)%3 // e_a0 × e_a1 = +e_f
+	at := func(i, j int) int {
+		var c [3]int
+		c[a0], c[a1] = i, j
+		return g.Index(c[0], c[1], c[2])
+	}
+	tris := make([][3]int, 0, 2*(g.N[a0]-1)*(g.N[a1]-1))
+	for j := 0; j < g.N[a1]-1; j++ {
+		for i := 0; i < g.N[a0]-1; i++ {
+			c00, c10, c01, c11 := at(i, j), at(i+1, j), at(i, j+1), at(i+1, j+1)
+			if (i+j)%2 == 0 {
+				tris = append(tris, [3]int{c00, c10, c11}, [3]int{c00, c11, c01})
+			} else {
+				tris = append(tris, [3]int{c00, c10, c01}, [3]int{c10, c11, c01})
+			}
+		}
+	}
+	return tris
+}
+
 // Points implements graph.Topology.
 func (g *RegularGridTopology) Points() []float64 { return g.points }
 
 // Tetrahedra implements graph.Topology.
 func (g *RegularGridTopology) Tetrahedra() [][4]int { return g.tets }
 
-// Triangles implements graph.Topology (the boundary, oriented outwards).
+// Triangles implements graph.Topology (the boundary, oriented outwards;
+// the sheet itself for a flat grid).
 func (g *RegularGridTopology) Triangles() [][3]int { return g.tris }
