@@ -122,7 +122,7 @@ func TestSpringForceFieldFixture(t *testing.T) {
 // checkSpringFixture runs the fixture at rest velocity (energy, K) and at
 // velocities v (K with the damping force's position dependence, and B).
 // Tolerance 1e-7 relative: central differences of a smooth force at step
-// 1e-6 err by ~1e-12·f''' and rounding by ~1e-16/1e-6 = 1e-10.
+// 1e-6 err by ~1e-12·f”' and rounding by ~1e-16/1e-6 = 1e-10.
 func checkSpringFixture(t *testing.T, ff graph.ForceField, x, v []float64, seed uint64) {
 	t.Helper()
 	checkSpringFixtureStep(t, ff, x, v, seed, 0, 1e-7)
