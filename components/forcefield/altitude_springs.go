@@ -267,6 +267,41 @@ func (a *altitudeSprings) potentialEnergy(x []float64) float64 {
 	return w
 }
 
+// stiffnessBlocks returns the 16 blocks (v_i, v_j) of every tetrahedron,
+// i, j = 0..3 row-major, in element order.
+func (a *altitudeSprings) stiffnessBlocks() []int32 {
+	ne := a.mesh.numElements()
+	out := make([]int32, 0, 32*ne)
+	for e := 0; e < ne; e++ {
+		v := a.mesh.idx[4*e : 4*e+4]
+		for i := 0; i < 4; i++ {
+			for j := 0; j < 4; j++ {
+				out = append(out, v[i], v[j])
+			}
+		}
+	}
+	return out
+}
+
+// kBlocks overwrites vals (144 per tetrahedron) with kFactor times the
+// cached tangents, block by block in the order of stiffnessBlocks.
+func (a *altitudeSprings) kBlocks(vals []float64, kFactor float64) {
+	for e := 0; e < a.mesh.numElements(); e++ {
+		K := a.kmat[144*e : 144*e+144 : 144*e+144]
+		out := vals[144*e : 144*e+144 : 144*e+144]
+		for i := 0; i < 4; i++ {
+			for j := 0; j < 4; j++ {
+				blk := out[9*(4*i+j) : 9*(4*i+j)+9 : 9*(4*i+j)+9]
+				for r := 0; r < 3; r++ {
+					for c := 0; c < 3; c++ {
+						blk[3*r+c] = kFactor * K[12*(3*i+r)+3*j+c]
+					}
+				}
+			}
+		}
+	}
+}
+
 // addKToMatrix writes kFactor times the cached tangents into m.
 func (a *altitudeSprings) addKToMatrix(m graph.MatrixAccumulator, kFactor float64) {
 	for e := 0; e < a.mesh.numElements(); e++ {

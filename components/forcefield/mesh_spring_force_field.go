@@ -53,6 +53,7 @@ type MeshSpringForceField struct {
 	state    graph.State
 	set      *springSet
 	alt      *altitudeSprings
+	blocks   []int32
 	scratchF []float64
 }
 
@@ -281,3 +282,38 @@ func (c *MeshSpringForceField) AddKToMatrix(m graph.MatrixAccumulator, kFactor f
 		c.alt.addKToMatrix(m, kFactor)
 	}
 }
+
+// StiffnessBlocks implements graph.StiffnessBlockAssembler: four blocks
+// per edge spring ((a, a), (a, b), (b, a), (b, b)), then sixteen per
+// tetrahedron for the altitude springs.
+func (c *MeshSpringForceField) StiffnessBlocks() []int32 {
+	if c.set == nil {
+		return nil
+	}
+	if c.blocks == nil {
+		c.blocks = c.set.stiffnessBlocks()
+		if c.alt != nil {
+			c.blocks = append(c.blocks, c.alt.stiffnessBlocks()...)
+		}
+	}
+	return c.blocks
+}
+
+// KBlocks implements graph.StiffnessBlockAssembler: the closed-form
+// blocks of kFactor·K at the last AddForce, in the order of
+// StiffnessBlocks.
+func (c *MeshSpringForceField) KBlocks(vals []float64, kFactor float64) {
+	c.ensureLinearised()
+	n := 36 * c.set.numSprings()
+	c.set.kBlocks(vals[:n], kFactor)
+	if c.alt != nil {
+		c.alt.kBlocks(vals[n:], kFactor)
+	}
+}
+
+var (
+	_ graph.StiffnessAssembler      = (*MeshSpringForceField)(nil)
+	_ graph.StiffnessBlockAssembler = (*MeshSpringForceField)(nil)
+	_ graph.StiffnessAssembler      = (*TriangularBendingSprings)(nil)
+	_ graph.StiffnessBlockAssembler = (*TriangularBendingSprings)(nil)
+)

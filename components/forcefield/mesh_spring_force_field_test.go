@@ -40,8 +40,9 @@ type denseK struct {
 
 func (d *denseK) Add(r, c int, v float64) { d.a[d.n*r+c] += v }
 
-// checkAssembled: the assembled K times random vectors equals AddDForce
-// (both at the last AddForce), to rounding.
+// checkAssembled: the assembled K (scalar entries, and 3×3 blocks for
+// graph.StiffnessBlockAssembler) times random vectors equals AddDForce
+// (all at the last AddForce), to rounding.
 func checkAssembled(t *testing.T, ff interface {
 	graph.ForceField
 	graph.StiffnessAssembler
@@ -59,14 +60,33 @@ func checkAssembled(t *testing.T, ff interface {
 	for _, v := range df {
 		scale = math.Max(scale, math.Abs(v))
 	}
-	for r := 0; r < n; r++ {
-		s := 0.0
-		for c := 0; c < n; c++ {
-			s += K.a[n*r+c] * d[c]
+	mats := []*denseK{K}
+	if ba, ok := ff.(graph.StiffnessBlockAssembler); ok {
+		pos := ba.StiffnessBlocks()
+		vals := make([]float64, 9*len(pos)/2)
+		ba.KBlocks(vals, 1.5)
+		B := &denseK{n: n, a: make([]float64, n*n)}
+		for b := 0; b < len(pos)/2; b++ {
+			for r := 0; r < 3; r++ {
+				for c := 0; c < 3; c++ {
+					B.Add(3*int(pos[2*b])+r, 3*int(pos[2*b+1])+c, vals[9*b+3*r+c])
+				}
+			}
 		}
-		if math.Abs(s-df[r]) > 1e-12*scale {
-			t.Errorf("%s: assembled K·d = %.15g, AddDForce = %.15g at row %d", ff.Base().TypeName, s, df[r], r)
-			return
+		mats = append(mats, B)
+	} else {
+		t.Errorf("%s is not a graph.StiffnessBlockAssembler", ff.Base().TypeName)
+	}
+	for i, M := range mats {
+		for r := 0; r < n; r++ {
+			s := 0.0
+			for c := 0; c < n; c++ {
+				s += M.a[n*r+c] * d[c]
+			}
+			if math.Abs(s-df[r]) > 1e-12*scale {
+				t.Errorf("%s: assembled (%s) K·d = %.15g, AddDForce = %.15g at row %d", ff.Base().TypeName, []string{"scalar", "blocks"}[i], s, df[r], r)
+				return
+			}
 		}
 	}
 }

@@ -59,11 +59,12 @@ type springSet struct {
 	// Arguments of the current pass, read by the bodies.
 	argX, argV, argD [][]float64
 	argOut           []float64
+	argVals          []float64
 	argState         int
 	kFactor, bFactor float64
 	one              [4][1][]float64 // one-state argument slices, no allocation
 
-	forceBody, dforceBody, gatherBody func(lo, hi int)
+	forceBody, dforceBody, gatherBody, kblocksBody func(lo, hi int)
 }
 
 type springIncidence struct {
@@ -152,6 +153,7 @@ func newSpringSet(defs []springDef, sizes []int, name func(s int) string) (*spri
 	ss.forceBody = ss.forces
 	ss.dforceBody = ss.dforces
 	ss.gatherBody = ss.gather
+	ss.kblocksBody = ss.kblocks
 	return ss, nil
 }
 
@@ -366,4 +368,37 @@ func (ss *springSet) addKToMatrix(m graph.MatrixAccumulator, kFactor float64) {
 func (ss *springSet) oneState(slot int, v []float64) [][]float64 {
 	ss.one[slot][0] = v
 	return ss.one[slot][:]
+}
+
+// stiffnessBlocks returns the block positions of a one-state spring set
+// for graph.StiffnessBlockAssembler: per spring (a, a), (a, b), (b, a),
+// (b, b).
+func (ss *springSet) stiffnessBlocks() []int32 {
+	out := make([]int32, 0, 8*len(ss.k))
+	for s := range ss.k {
+		a, b := ss.a[s], ss.b[s]
+		out = append(out, a, a, a, b, b, a, b, b)
+	}
+	return out
+}
+
+// kBlocks overwrites vals (36 numbers per spring, the blocks of
+// stiffnessBlocks) with kFactor·[[−M, M], [M, −M]], in parallel (each
+// spring writes its own slots).
+func (ss *springSet) kBlocks(vals []float64, kFactor float64) {
+	ss.argVals, ss.kFactor = vals[:36*len(ss.k)], kFactor
+	ss.runner.Run(len(ss.k), springGrain, ss.kblocksBody)
+	ss.argVals = nil
+}
+
+func (ss *springSet) kblocks(lo, hi int) {
+	kf := ss.kFactor
+	for s := lo; s < hi; s++ {
+		m := ss.mat[9*s : 9*s+9 : 9*s+9]
+		v := ss.argVals[36*s : 36*s+36 : 36*s+36]
+		for i, x := range m {
+			x *= kf
+			v[i], v[9+i], v[18+i], v[27+i] = -x, x, x, -x
+		}
+	}
 }

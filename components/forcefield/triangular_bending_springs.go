@@ -28,6 +28,7 @@ type TriangularBendingSprings struct {
 
 	state    graph.State
 	set      *springSet
+	blocks   []int32
 	scratchF []float64
 }
 
@@ -155,4 +156,23 @@ func (c *TriangularBendingSprings) PotentialEnergy(x []float64) float64 {
 func (c *TriangularBendingSprings) AddKToMatrix(m graph.MatrixAccumulator, kFactor float64) {
 	c.ensureLinearised()
 	c.set.addKToMatrix(m, kFactor)
+}
+
+// StiffnessBlocks implements graph.StiffnessBlockAssembler: four blocks
+// per spring, (a, a), (a, b), (b, a), (b, b).
+func (c *TriangularBendingSprings) StiffnessBlocks() []int32 {
+	if c.set == nil {
+		return nil
+	}
+	if c.blocks == nil {
+		c.blocks = c.set.stiffnessBlocks()
+	}
+	return c.blocks
+}
+
+// KBlocks implements graph.StiffnessBlockAssembler: kFactor·[[−M, M],
+// [M, −M]] per spring at the last AddForce.
+func (c *TriangularBendingSprings) KBlocks(vals []float64, kFactor float64) {
+	c.ensureLinearised()
+	c.set.kBlocks(vals, kFactor)
 }
