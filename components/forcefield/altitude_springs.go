@@ -53,14 +53,17 @@ type altitudeSprings struct {
 	h0   []float64
 	r0   []float64
 	// kmat holds the 12×12 tangent of each tetrahedron's springs at the
-	// last AddForce (row-major, rows and columns corner·3 + axis).
+	// last AddForce (row-major, rows and columns corner·3 + axis), valid
+	// when kValid; xLin is the x of that AddForce.
 	kmat       []float64
+	xLin       []float64
+	kValid     bool
 	linearised bool
 	argX       []float64
 	argK       float64
 	energies   []float64
 
-	forceBody, dforceBody, energyBody func(lo, hi int)
+	forceBody, dforceBody, energyBody, tangentBody func(lo, hi int)
 }
 
 // altitudeDef gives u = x[u1] − x[u0], v = x[v1] − x[v0], w = x[w1] − x[w0]
@@ -88,7 +91,7 @@ func newAltitudeSprings(mesh *tetElements, rest []float64, k float64) (*altitude
 	a := &altitudeSprings{
 		mesh: mesh, asm: newTetAssembler(mesh), k: k,
 		defs: make([]altitudeDef, 7*ne), h0: make([]float64, 7*ne), r0: make([]float64, 7*ne),
-		kmat: make([]float64, 144*ne), energies: make([]float64, ne),
+		kmat: make([]float64, 144*ne), energies: make([]float64, ne), xLin: make([]float64, len(rest)),
 	}
 	for e := 0; e < ne; e++ {
 		p := cornerPositions(mesh, e, rest)
@@ -110,6 +113,7 @@ func newAltitudeSprings(mesh *tetElements, rest []float64, k float64) (*altitude
 	a.forceBody = a.forces
 	a.dforceBody = a.dforces
 	a.energyBody = a.energy
+	a.tangentBody = a.tangents
 	return a, nil
 }
 
@@ -123,8 +127,8 @@ func (d altitudeDef) vectors(p *[4]geom.Vec3) (u, v, w geom.Vec3) {
 }
 
 // evaluate adds spring (e, s)'s forces to f (12 numbers, corners × xyz)
-// and, when K is not nil, its tangent to K (12×12); it returns the
-// spring's energy.
+// when f is not nil and its tangent to K (12×12) when K is not nil; it
+// returns the spring's energy.
 func (a *altitudeSprings) evaluate(e, s int, p *[4]geom.Vec3, f []float64, K *[144]float64) float64 {
 	d := a.defs[7*e+s]
 	u, v, w := d.vectors(p)
@@ -137,69 +141,110 @@ func (a *altitudeSprings) evaluate(e, s int, p *[4]geom.Vec3, f []float64, K *[1
 	h := mh.Dot(w)
 	ex := h - a.h0[7*e+s]
 	k := a.k
+	if f == nil && K == nil {
+		return 0.5 * k * ex * ex
+	}
+	gm := w.Sub(mh.Scale(h)).Scale(1 / r)
+	g := [3]geom.Vec3{v.Cross(gm), gm.Cross(u), mh}
+	// Corners of u, v, w: +1 at pairs[P][0], −1 at pairs[P][1].
+	pairs := [3][2]int{{3 * int(d.u1), 3 * int(d.u0)}, {3 * int(d.v1), 3 * int(d.v0)}, {3 * int(d.w1), 3 * int(d.w0)}}
 	if f != nil {
-		gm := w.Sub(mh.Scale(h)).Scale(1 / r)
-		g := [3]geom.Vec3{v.Cross(gm), gm.Cross(u), mh}
-		pairs := [3][2]uint8{{d.u1, d.u0}, {d.v1, d.v0}, {d.w1, d.w0}}
 		for P := 0; P < 3; P++ {
 			fp := g[P].Scale(-k * ex)
-			c1, c0 := 3*int(pairs[P][0]), 3*int(pairs[P][1])
+			c1, c0 := pairs[P][0], pairs[P][1]
 			for i := 0; i < 3; i++ {
 				f[c1+i] += fp[i]
 				f[c0+i] -= fp[i]
 			}
 		}
-		if K != nil {
-			proj := geom.Identity3().Sub(mh.Outer(mh))
-			hmm := w.Outer(mh).Add(mh.Outer(w)).Scale(-1).Sub(geom.Identity3().Scale(h)).Add(mh.Outer(mh).Scale(3 * h)).Scale(1 / (r * r))
-			su, sv, sg := u.Skew(), v.Skew(), gm.Skew()
-			var H [3][3]geom.Mat3
-			H[0][0] = sv.Mul(hmm).Mul(sv).Scale(-1)
-			H[1][1] = su.Mul(hmm).Mul(su).Scale(-1)
-			H[0][1] = sv.Mul(hmm).Mul(su).Sub(sg)
-			H[0][2] = sv.Mul(proj).Scale(1 / r)
-			H[1][2] = su.Mul(proj).Scale(-1 / r)
-			H[1][0], H[2][0], H[2][1] = H[0][1].T(), H[0][2].T(), H[1][2].T()
-			for P := 0; P < 3; P++ {
-				for Q := 0; Q < 3; Q++ {
-					X := g[P].Outer(g[Q]).Add(H[P][Q].Scale(ex)).Scale(-k)
-					for _, cp := range [2]struct {
-						c   uint8
-						sgn float64
-					}{{pairs[P][0], 1}, {pairs[P][1], -1}} {
-						for _, cq := range [2]struct {
-							c   uint8
-							sgn float64
-						}{{pairs[Q][0], 1}, {pairs[Q][1], -1}} {
-							sg := cp.sgn * cq.sgn
-							row, col := 3*int(cp.c), 3*int(cq.c)
-							for i := 0; i < 3; i++ {
-								for j := 0; j < 3; j++ {
-									K[12*(row+i)+col+j] += sg * X[3*i+j]
-								}
-							}
-						}
-					}
+	}
+	if K == nil {
+		return 0.5 * k * ex * ex
+	}
+	// Hessian blocks in (u, v, w), then X = −k (g gᵀ + (h − h₀) H).
+	proj := geom.Identity3().Sub(mh.Outer(mh))
+	hmm := w.Outer(mh).Add(mh.Outer(w)).Scale(-1).Sub(geom.Identity3().Scale(h)).Add(mh.Outer(mh).Scale(3 * h)).Scale(1 / (r * r))
+	su, sv := u.Skew(), v.Skew()
+	var H [3][3]geom.Mat3
+	H[0][0] = sv.Mul(hmm).Mul(sv).Scale(-1)
+	H[1][1] = su.Mul(hmm).Mul(su).Scale(-1)
+	H[0][1] = sv.Mul(hmm).Mul(su).Sub(gm.Skew())
+	H[0][2] = sv.Mul(proj).Scale(1 / r)
+	H[1][2] = su.Mul(proj).Scale(-1 / r)
+	H[1][0], H[2][0], H[2][1] = H[0][1].T(), H[0][2].T(), H[1][2].T()
+	var X [9][9]float64
+	for P := 0; P < 3; P++ {
+		for Q := 0; Q < 3; Q++ {
+			hb := &H[P][Q]
+			for i := 0; i < 3; i++ {
+				for j := 0; j < 3; j++ {
+					X[3*P+i][3*Q+j] = -k * (g[P][i]*g[Q][j] + ex*hb[3*i+j])
 				}
+			}
+		}
+	}
+	// Y = X S (9×12), then K += Sᵀ Y.
+	var Y [9][12]float64
+	for Q := 0; Q < 3; Q++ {
+		c1, c0 := pairs[Q][0], pairs[Q][1]
+		for r := 0; r < 9; r++ {
+			for j := 0; j < 3; j++ {
+				x := X[r][3*Q+j]
+				Y[r][c1+j] += x
+				Y[r][c0+j] -= x
+			}
+		}
+	}
+	for P := 0; P < 3; P++ {
+		c1, c0 := pairs[P][0], pairs[P][1]
+		for i := 0; i < 3; i++ {
+			y := &Y[3*P+i]
+			k1 := K[12*(c1+i) : 12*(c1+i)+12 : 12*(c1+i)+12]
+			k0 := K[12*(c0+i) : 12*(c0+i)+12 : 12*(c0+i)+12]
+			for col, x := range y {
+				k1[col] += x
+				k0[col] -= x
 			}
 		}
 	}
 	return 0.5 * k * ex * ex
 }
 
-// forces evaluates tetrahedra [lo, hi) at argX: forces into the
-// assembler's element buffer, tangents into kmat.
+// forces evaluates the forces of tetrahedra [lo, hi) at argX into the
+// assembler's element buffer.
 func (a *altitudeSprings) forces(lo, hi int) {
 	for e := lo; e < hi; e++ {
 		p := cornerPositions(a.mesh, e, a.argX)
 		f := a.asm.elem[12*e : 12*e+12 : 12*e+12]
 		clear(f)
+		for s := 0; s < 7; s++ {
+			a.evaluate(e, s, &p, f, nil)
+		}
+	}
+}
+
+// tangents evaluates the tangents of tetrahedra [lo, hi) at the
+// linearisation point into kmat.
+func (a *altitudeSprings) tangents(lo, hi int) {
+	for e := lo; e < hi; e++ {
+		p := cornerPositions(a.mesh, e, a.xLin)
 		K := (*[144]float64)(a.kmat[144*e : 144*e+144])
 		*K = [144]float64{}
 		for s := 0; s < 7; s++ {
-			a.evaluate(e, s, &p, f, K)
+			a.evaluate(e, s, &p, nil, K)
 		}
 	}
+}
+
+// ensureTangents builds the tangents at the last addForce if they are
+// not built yet: explicit integrators, which never ask for them, do not
+// pay for them.
+func (a *altitudeSprings) ensureTangents() {
+	if a.kValid {
+		return
+	}
+	a.asm.elements(a.tangentBody)
+	a.kValid = true
 }
 
 // dforces multiplies each tetrahedron's cached tangent by its corners'
@@ -235,12 +280,14 @@ func (a *altitudeSprings) energy(lo, hi int) {
 	}
 }
 
-// addForce accumulates the altitude forces at x into f and linearises there.
+// addForce accumulates the altitude forces at x into f and linearises
+// there (keeping a copy of x; the tangents follow on demand).
 func (a *altitudeSprings) addForce(f, x []float64) {
 	a.argX = x
 	a.asm.elements(a.forceBody)
 	a.argX = nil
-	a.linearised = true
+	copy(a.xLin, x)
+	a.linearised, a.kValid = true, false
 	a.asm.accumulate(f)
 }
 
@@ -249,6 +296,7 @@ func (a *altitudeSprings) addDForce(df, dx []float64, kFactor float64) {
 	if kFactor == 0 {
 		return
 	}
+	a.ensureTangents()
 	a.argX, a.argK = dx, kFactor
 	a.asm.elements(a.dforceBody)
 	a.argX = nil
@@ -286,6 +334,7 @@ func (a *altitudeSprings) stiffnessBlocks() []int32 {
 // kBlocks overwrites vals (144 per tetrahedron) with kFactor times the
 // cached tangents, block by block in the order of stiffnessBlocks.
 func (a *altitudeSprings) kBlocks(vals []float64, kFactor float64) {
+	a.ensureTangents()
 	for e := 0; e < a.mesh.numElements(); e++ {
 		K := a.kmat[144*e : 144*e+144 : 144*e+144]
 		out := vals[144*e : 144*e+144 : 144*e+144]
@@ -304,6 +353,7 @@ func (a *altitudeSprings) kBlocks(vals []float64, kFactor float64) {
 
 // addKToMatrix writes kFactor times the cached tangents into m.
 func (a *altitudeSprings) addKToMatrix(m graph.MatrixAccumulator, kFactor float64) {
+	a.ensureTangents()
 	for e := 0; e < a.mesh.numElements(); e++ {
 		v := a.mesh.vertices(e)
 		K := a.kmat[144*e : 144*e+144 : 144*e+144]
