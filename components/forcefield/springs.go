@@ -44,8 +44,10 @@ type springSet struct {
 	l0     []float64
 	damped bool // some c > 0
 
-	mat  []float64 // 9 per spring: M at the last AddForce, row-major
-	dir  []float64 // 3 per spring: u at the last AddForce
+	// lin holds 8 numbers per spring, the linearisation at the last
+	// AddForce: u, α, β, p with M = α u uᵀ + β I + u pᵀ (p = 0 without
+	// damping; M is then symmetric).
+	lin  []float64
 	elem []float64 // 3 per spring: F or dF of the current pass
 	// linearised: mat and dir hold the data of some AddForce.
 	linearised bool
@@ -98,7 +100,7 @@ func newSpringSet(defs []springDef, sizes []int, name func(s int) string) (*spri
 		a: make([]int32, n), b: make([]int32, n),
 		sa: make([]uint8, n), sb: make([]uint8, n),
 		k: make([]float64, n), c: make([]float64, n), l0: make([]float64, n),
-		mat: make([]float64, 9*n), dir: make([]float64, 3*n), elem: make([]float64, 3*n),
+		lin: make([]float64, 8*n), elem: make([]float64, 3*n),
 	}
 	for s, d := range defs {
 		for _, e := range [2][2]int{{d.sa, d.a}, {d.sb, d.b}} {
@@ -206,7 +208,8 @@ func (ss *springSet) accumulate(outs [][]float64) {
 	ss.argOut = nil
 }
 
-// forces evaluates springs [lo, hi): F into elem, M and u into the cache.
+// forces evaluates springs [lo, hi): F into elem, the linearisation
+// (u, α, β, p) into lin.
 func (ss *springSet) forces(lo, hi int) {
 	xs, vs := ss.argX, ss.argV
 	for s := lo; s < hi; s++ {
@@ -216,68 +219,49 @@ func (ss *springSet) forces(lo, hi int) {
 		dx, dy, dz := xb[0]-xa[0], xb[1]-xa[1], xb[2]-xa[2]
 		l := math.Sqrt(dx*dx + dy*dy + dz*dz)
 		k, l0 := ss.k[s], ss.l0[s]
-		m := ss.mat[9*s : 9*s+9 : 9*s+9]
-		u := ss.dir[3*s : 3*s+3 : 3*s+3]
+		lin := ss.lin[8*s : 8*s+8 : 8*s+8]
 		f := ss.elem[3*s : 3*s+3 : 3*s+3]
-		if l0 == 0 {
-			// Zero-length spring: F = k d, M = k I, smooth everywhere.
-			f[0], f[1], f[2] = k*dx, k*dy, k*dz
-			*(*[9]float64)(m) = [9]float64{k, 0, 0, 0, k, 0, 0, 0, k}
-			if l > 0 {
-				u[0], u[1], u[2] = dx/l, dy/l, dz/l
-			} else {
-				u[0], u[1], u[2] = 0, 0, 0
-			}
-		} else if l == 0 {
+		if l == 0 {
+			// No direction: a zero-length spring is F = k d = 0 with
+			// M = k I; a spring with a rest length exerts nothing.
 			f[0], f[1], f[2] = 0, 0, 0
-			*(*[9]float64)(m) = [9]float64{}
-			u[0], u[1], u[2] = 0, 0, 0
-			continue
-		} else {
-			inv := 1 / l
-			ux, uy, uz := dx*inv, dy*inv, dz*inv
-			u[0], u[1], u[2] = ux, uy, uz
-			t := k * (l - l0) // tension
-			f[0], f[1], f[2] = t*ux, t*uy, t*uz
-			// M = k u uᵀ + (t/l)(I − u uᵀ) = (k − t/l) u uᵀ + (t/l) I.
-			g := t * inv
-			a := k - g
-			m[0], m[1], m[2] = a*ux*ux+g, a*ux*uy, a*ux*uz
-			m[3], m[4], m[5] = m[1], a*uy*uy+g, a*uy*uz
-			m[6], m[7], m[8] = m[2], m[5], a*uz*uz+g
-		}
-		c := ss.c[s]
-		if c == 0 || l == 0 || vs == nil {
-			continue
-		}
-		va, vb := vs[ss.sa[s]], vs[ss.sb[s]]
-		var wx, wy, wz float64
-		if vb != nil {
-			wx, wy, wz = vb[ib], vb[ib+1], vb[ib+2]
-		}
-		if va != nil {
-			wx, wy, wz = wx-va[ia], wy-va[ia+1], wz-va[ia+2]
-		}
-		ux, uy, uz := u[0], u[1], u[2]
-		sv := ux*wx + uy*wy + uz*wz
-		cs := c * sv
-		f[0] += cs * ux
-		f[1] += cs * uy
-		f[2] += cs * uz
-		// M += c/l (u pᵀ + (u·w) P), p = P w = w − (u·w) u.
-		q := c / l
-		px, py, pz := wx-sv*ux, wy-sv*uy, wz-sv*uz
-		uu := [3]float64{ux, uy, uz}
-		pp := [3]float64{px, py, pz}
-		for r := 0; r < 3; r++ {
-			for cc := 0; cc < 3; cc++ {
-				pr := -uu[r] * uu[cc]
-				if r == cc {
-					pr++
-				}
-				m[3*r+cc] += q * (uu[r]*pp[cc] + sv*pr)
+			*(*[8]float64)(lin) = [8]float64{}
+			if l0 == 0 {
+				lin[4] = k
 			}
+			continue
 		}
+		inv := 1 / l
+		ux, uy, uz := dx*inv, dy*inv, dz*inv
+		// M = k u uᵀ + (t/l)(I − u uᵀ) = (k − t/l) u uᵀ + (t/l) I, with
+		// the tension t = k (l − l₀) (for l₀ = 0: F = k d, M = k I).
+		t := k * (l - l0)
+		beta := t * inv
+		alpha := k - beta
+		fx, fy, fz := t*ux, t*uy, t*uz
+		var px, py, pz float64
+		if c := ss.c[s]; c != 0 && vs != nil {
+			va, vb := vs[ss.sa[s]], vs[ss.sb[s]]
+			var wx, wy, wz float64
+			if vb != nil {
+				wx, wy, wz = vb[ib], vb[ib+1], vb[ib+2]
+			}
+			if va != nil {
+				wx, wy, wz = wx-va[ia], wy-va[ia+1], wz-va[ia+2]
+			}
+			sv := ux*wx + uy*wy + uz*wz
+			cs := c * sv
+			fx, fy, fz = fx+cs*ux, fy+cs*uy, fz+cs*uz
+			// ∂(c (u·w) u)/∂d = c/l (u pᵀ + (u·w)(I − u uᵀ)),
+			// p = w − (u·w) u.
+			q := c * inv
+			alpha -= q * sv
+			beta += q * sv
+			px, py, pz = q*(wx-sv*ux), q*(wy-sv*uy), q*(wz-sv*uz)
+		}
+		f[0], f[1], f[2] = fx, fy, fz
+		lin[0], lin[1], lin[2], lin[3] = ux, uy, uz, alpha
+		lin[4], lin[5], lin[6], lin[7] = beta, px, py, pz
 	}
 }
 
@@ -291,21 +275,32 @@ func (ss *springSet) dforces(lo, hi int) {
 		da := ds[ss.sa[s]][ia : ia+3 : ia+3]
 		db := ds[ss.sb[s]][ib : ib+3 : ib+3]
 		x, y, z := db[0]-da[0], db[1]-da[1], db[2]-da[2]
-		m := ss.mat[9*s : 9*s+9 : 9*s+9]
-		f := ss.elem[3*s : 3*s+3 : 3*s+3]
-		f[0] = kf * (m[0]*x + m[1]*y + m[2]*z)
-		f[1] = kf * (m[3]*x + m[4]*y + m[5]*z)
-		f[2] = kf * (m[6]*x + m[7]*y + m[8]*z)
+		lin := ss.lin[8*s : 8*s+8 : 8*s+8]
+		ux, uy, uz := lin[0], lin[1], lin[2]
+		ud := ux*x + uy*y + uz*z
+		g := kf * (lin[3]*ud + lin[5]*x + lin[6]*y + lin[7]*z)
 		if bf != 0 {
-			if c := ss.c[s]; c != 0 {
-				u := ss.dir[3*s : 3*s+3 : 3*s+3]
-				g := bf * c * (u[0]*x + u[1]*y + u[2]*z)
-				f[0] += g * u[0]
-				f[1] += g * u[1]
-				f[2] += g * u[2]
-			}
+			g += bf * ss.c[s] * ud
 		}
+		h := kf * lin[4]
+		f := ss.elem[3*s : 3*s+3 : 3*s+3]
+		f[0] = g*ux + h*x
+		f[1] = g*uy + h*y
+		f[2] = g*uz + h*z
 	}
+}
+
+// matrix returns M of spring s at the last AddForce (row-major).
+func (ss *springSet) matrix(s int) [9]float64 {
+	lin := ss.lin[8*s : 8*s+8 : 8*s+8]
+	var m [9]float64
+	for r := 0; r < 3; r++ {
+		for c := 0; c < 3; c++ {
+			m[3*r+c] = lin[r] * (lin[3]*lin[c] + lin[5+c])
+		}
+		m[4*r] += lin[4]
+	}
+	return m
 }
 
 // gather adds the per-spring results to the points [lo, hi) of the
@@ -350,7 +345,7 @@ func (ss *springSet) energy(xs [][]float64) float64 {
 func (ss *springSet) addKToMatrix(m graph.MatrixAccumulator, kFactor float64) {
 	for s := range ss.k {
 		a, b := 3*int(ss.a[s]), 3*int(ss.b[s])
-		mm := ss.mat[9*s : 9*s+9 : 9*s+9]
+		mm := ss.matrix(s)
 		for r := 0; r < 3; r++ {
 			for c := 0; c < 3; c++ {
 				v := kFactor * mm[3*r+c]
@@ -394,7 +389,7 @@ func (ss *springSet) kBlocks(vals []float64, kFactor float64) {
 func (ss *springSet) kblocks(lo, hi int) {
 	kf := ss.kFactor
 	for s := lo; s < hi; s++ {
-		m := ss.mat[9*s : 9*s+9 : 9*s+9]
+		m := ss.matrix(s)
 		v := ss.argVals[36*s : 36*s+36 : 36*s+36]
 		for i, x := range m {
 			x *= kf
