@@ -104,6 +104,17 @@ const CorotationalCacheSize = 16
 // CachedRotation returns the rotation R stored by StressCached.
 func CachedRotation(cache []float64) geom.Mat3 { return geom.Mat3(cache[:9]) }
 
+// Decompose returns the rotation R and the stretch S = RᵀF the law uses
+// at F (the polar decomposition, or the sign-corrected SVD for inverted F
+// when Invertible), and the upper triangle (00, 01, 02, 11, 12, 22) of
+// (tr S·I − S)⁻¹, which turns axial(RᵀdF − dFᵀR) into the rotation rate
+// ω of dR = R [ω]× (clamped where two signed singular values cancel).
+// Force fields that rotate other quantities with the rotation of F
+// (elastons on F332 samples) use it.
+func (c *CorotationalLinear) Decompose(F geom.Mat3) (R, S geom.Mat3, minv [6]float64) {
+	return c.decompose(&F)
+}
+
 // decompose returns R, S and (tr S·I − S)⁻¹ (upper triangle).
 func (c *CorotationalLinear) decompose(F *geom.Mat3) (R, S geom.Mat3, minv [6]float64) {
 	if c.Invertible && !clearlyPositive(F) {

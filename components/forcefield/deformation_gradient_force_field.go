@@ -46,6 +46,21 @@ import (
 // After the sample state is resized (samples recomputed at run time), call
 // Reinit: it asks the providers again for what came from them.
 //
+// Second-order samples (an F332 state: F and ∂F/∂X at each sample's
+// centre) integrate the energy over each sample's region instead of
+// evaluating it at the centre (Faure et al. 2011 Sec. 5.3 and Table 1;
+// Martin et al. 2010's elastons): from the region's polynomial moments
+// m_α = ∫ (E/E_s) (X − X_s)^α dV given by the sampler (its order field),
+// in closed form for CorotationalLinear (corotational strain, rotation of
+// the centre's F, exact with order 2), Linear (order 2) and
+// StVenantKirchhoff (Green–Lagrange strain, exact with order 4; order 2
+// truncates the quartic terms), and by a quadrature over the region's
+// voxels for NeoHookean and StableNeoHookean (or any law with quadrature =
+// voxels). The forces and the tangent are exact in every case; see
+// deformation_gradient_elastons.go. A sampler of order 0 (the midpoint
+// rule) is refused for F332 samples: it ignores ∇F, so the bending and
+// twisting of a region would have no stiffness.
+//
 // Sample loops run in parallel; each sample writes only its own slots, so
 // results are bitwise identical for any number of workers.
 type DeformationGradientForceField struct {
@@ -56,7 +71,8 @@ type DeformationGradientForceField struct {
 	BulkModulus      float64    `toml:"bulkModulus" doc:"k of the volume-preservation energy k/2 (det F − 1)² per unit volume (Gilles et al. 2011, appendix B); 0 disables it" unit:"Pa" range:"[0,inf)"`
 	VolumesIn        []float64  `toml:"volumes" doc:"volume of each sample, in the order of the F331 state (default: from the sampler)" unit:"m^3" range:"[0,inf)"`
 	YoungPerSampleIn []float64  `toml:"youngModulusPerSample" doc:"Young's modulus of each sample (default: the sampler's, if it has them, else youngModulus)" unit:"Pa" range:"(0,inf)"`
-	Samples          graph.Link `toml:"samples" doc:"sampler giving the sample volumes (a SampleVolumeProvider); default: volumes, else a sampler in this node or the nearest ancestor"`
+	Samples          graph.Link `toml:"samples" doc:"sampler giving the sample volumes (a SampleVolumeProvider; for F332 samples also the region moments and voxels); default: volumes, else a sampler in this node or the nearest ancestor"`
+	Quadrature       string     `toml:"quadrature" doc:"F332 samples: auto (moments where the energy is a polynomial over the region: CorotationalLinear, Linear, StVenantKirchhoff; voxels otherwise), moments (closed form from the sampler's region moments), or voxels (the law at the centre of every voxel of the region)" enum:"auto,moments,voxels"`
 
 	law       material.Law
 	cacheSize int
@@ -73,6 +89,20 @@ type DeformationGradientForceField struct {
 	dP     []float64 // dP per sample, AddDForce scratch (9 per sample)
 	cache  []float64 // law cache per sample
 	vcache []float64 // per sample [F (9), cof F (9), J] at the last AddForce (bulk term)
+
+	// F332 samples (deformation_gradient_elastons.go).
+	mode       f332Mode
+	kernel     elastonKernel
+	goOrder    int
+	goMoments  []float64
+	goQuad     *sampleQuadrature
+	order      int
+	moments    []float64 // geom.NumMoments per sample
+	quad       sampleQuadrature
+	ecache     []elastonCache
+	qF, qP     []float64 // voxels: F and P per quadrature point at the last AddForce
+	qcache     []float64 // voxels: law cache per quadrature point
+	qvcache    []float64 // voxels: bulk-term cache per quadrature point
 
 	runner parallel.Runner
 	// Arguments of the current parallel pass (set before runner.run, so the
@@ -97,11 +127,34 @@ type SampleYoungModulusProvider interface {
 	SampleYoungModuli() ([]float64, error)
 }
 
+// SampleMomentProvider is implemented by samplers that give the
+// polynomial moments of each sample's region (F332 samples):
+// geom.NumMoments numbers per sample, m_α = ∫ (E/E_s) (X − X_s)^α dV in
+// geom's monomial numbering, zero above order.
+type SampleMomentProvider interface {
+	SampleMoments() (order int, moments []float64, err error)
+}
+
+// SampleQuadratureProvider is implemented by samplers that give the
+// voxels of each sample's region (F332 samples with quadrature = voxels):
+// the voxel centres relative to the sample (flat xyz), their volumes and
+// their Young's moduli relative to the sample's E_s; sample s owns the
+// entries [first[s], first[s+1]).
+type SampleQuadratureProvider interface {
+	SampleQuadrature() (offsets, volumes, stiffness []float64, first []int, err error)
+}
+
+// sampleQuadrature is the voxel quadrature of F332 samples.
+type sampleQuadrature struct {
+	offsets, volumes, stiffness []float64
+	first                       []int
+}
+
 func init() {
 	graph.Register(graph.TypeInfo{
 		Name:    "DeformationGradientForceField",
 		Kind:    graph.KindForceField,
-		Summary: "Hyperelastic energy of integration samples carrying a deformation gradient (F331 state from a skinning mapping): Σ V_s Ψ(F_s) with any law of package material, per-sample volumes and moduli, optional volume-preservation term k/2 (J−1)² (Gilles et al. 2011, app. B); exact tangent.",
+		Summary: "Hyperelastic energy of integration samples carrying a deformation gradient (F331 state from a skinning mapping): Σ V_s Ψ(F_s) with any law of package material, per-sample volumes and moduli, optional volume-preservation term k/2 (J−1)² (Gilles et al. 2011, app. B); on F332 samples (F and ∇F) the energy integrated over each sample's region from its moments (elastons, Faure et al. 2011 Sec. 5.3: corotational and Linear exact at order 2, Green–Lagrange StVK at order 4) or over its voxels (other laws); exact forces and tangent.",
 		New:     func() graph.Object { return NewDeformationGradientForceField() },
 	})
 }
@@ -115,6 +168,7 @@ func NewDeformationGradientForceField() *DeformationGradientForceField {
 		MaterialName: material.NameStVenantKirchhoff,
 		YoungModulus: 5000,
 		PoissonRatio: 0.45,
+		Quadrature:   "auto",
 	}
 }
 
@@ -129,7 +183,45 @@ func (c *DeformationGradientForceField) Validate() error {
 	if len(c.VolumesIn) > 0 && c.Samples.IsSet() {
 		return errors.New("give volumes or samples, not both")
 	}
+	if c.Quadrature == "moments" && !hasClosedForm(c.MaterialName) {
+		return fmt.Errorf("quadrature = moments: %s has no closed-form integral over a region (CorotationalLinear, Linear and StVenantKirchhoff have): use quadrature = voxels or auto", c.MaterialName)
+	}
 	return nil
+}
+
+// hasClosedForm reports whether the energy of the law is a polynomial in
+// the offset over a region of an F332 sample.
+func hasClosedForm(law string) bool {
+	switch law {
+	case material.NameCorotationalLinear, material.NameLinear, material.NameStVenantKirchhoff:
+		return true
+	}
+	return false
+}
+
+// SetMoments sets the region moments of F332 samples from Go (copied;
+// geom.NumMoments per sample, zero above order), taking precedence over
+// the sampler. Call Reinit (or Init) to apply them.
+func (c *DeformationGradientForceField) SetMoments(order int, moments []float64) {
+	c.goOrder, c.goMoments = order, append([]float64(nil), moments...)
+}
+
+// SetQuadrature sets the voxel quadrature of F332 samples from Go (see
+// SampleQuadratureProvider; copied), taking precedence over the sampler.
+// Call Reinit (or Init) to apply it.
+func (c *DeformationGradientForceField) SetQuadrature(offsets, volumes, stiffness []float64, first []int) {
+	c.goQuad = &sampleQuadrature{
+		offsets:   append([]float64(nil), offsets...),
+		volumes:   append([]float64(nil), volumes...),
+		stiffness: append([]float64(nil), stiffness...),
+		first:     append([]int(nil), first...),
+	}
+}
+
+// Mode reports how F332 samples are integrated: "" for F331 samples,
+// else "corotational", "linear", "green" (closed forms) or "voxels".
+func (c *DeformationGradientForceField) Mode() string {
+	return [...]string{"", "corotational", "linear", "green", "voxels"}[c.mode]
 }
 
 // SetVolumes sets the sample volumes from Go (copied; they take precedence
@@ -175,13 +267,21 @@ func (c *DeformationGradientForceField) initialise(reinit bool) error {
 	}
 	c.law, c.cacheSize = law, law.CacheSize()
 	n := -1
+	c.mode = f332Off
 	if c.Node != nil {
 		st := c.Node.State()
 		if st == nil {
 			return errors.New("no mechanical state in this node: add an F331 MechanicalObject (mapped from the frames by a skinning mapping)")
 		}
-		if name := st.Template().Name(); name != graph.F331.Name() {
-			return fmt.Errorf("state %q has template %s; DeformationGradientForceField acts on F331 deformation-gradient samples", st.Base().Path(), name)
+		switch name := st.Template().Name(); name {
+		case graph.F331.Name():
+		case graph.F332.Name():
+			c.mode = f332Voxels
+			if c.Quadrature != "voxels" && hasClosedForm(c.MaterialName) {
+				c.mode = map[string]f332Mode{material.NameCorotationalLinear: f332Corotational, material.NameLinear: f332Linear, material.NameStVenantKirchhoff: f332Green}[c.MaterialName]
+			}
+		default:
+			return fmt.Errorf("state %q has template %s; DeformationGradientForceField acts on F331 or F332 deformation-gradient samples", st.Base().Path(), name)
 		}
 		n = st.Size()
 	}
@@ -218,6 +318,18 @@ func (c *DeformationGradientForceField) initialise(reinit bool) error {
 			}
 			c.scale[i] *= E / c.YoungModulus
 		}
+		if c.mode != f332Off {
+			// F332: the moments carry the volume; scale is E_s/E.
+			c.scale[i] /= vol[i]
+			if vol[i] == 0 {
+				c.scale[i] = 0
+			}
+		}
+	}
+	if c.mode != f332Off {
+		if err := c.initF332(n); err != nil {
+			return err
+		}
 	}
 	c.stress = make([]float64, 9*n)
 	c.dP = make([]float64, 9*n)
@@ -227,6 +339,77 @@ func (c *DeformationGradientForceField) initialise(reinit bool) error {
 		c.vcache = make([]float64, volumeCacheSize*n)
 	}
 	c.forceBody, c.dforceBody = c.forceRange, c.dforceRange
+	if c.mode != f332Off {
+		c.forceBody, c.dforceBody = c.forceRange332, c.dforceRange332
+	}
+	return nil
+}
+
+// initF332 reads the moments (and the voxel quadrature) of n F332
+// samples and sets up their integration.
+func (c *DeformationGradientForceField) initF332(n int) error {
+	switch {
+	case c.goMoments != nil:
+		c.order, c.moments = c.goOrder, c.goMoments
+	case c.volProv != nil && c.goVolumes == nil && len(c.VolumesIn) == 0:
+		mp, ok := c.volProv.(SampleMomentProvider)
+		if !ok {
+			return fmt.Errorf("F332 samples need the moments of their regions, which %q does not give (use DenseSampler or SparseSampler)", c.volProv.Base().Path())
+		}
+		order, m, err := mp.SampleMoments()
+		if err != nil {
+			return fmt.Errorf("sample moments from %q: %w", c.volProv.Base().Path(), err)
+		}
+		c.order, c.moments = order, m
+	default:
+		return errors.New("F332 samples need the moments of their regions: take the volumes from a sampler (DenseSampler or SparseSampler with order = 2 or 4), not from the volumes field")
+	}
+	if len(c.moments) != geom.NumMoments*n {
+		return fmt.Errorf("%d region moments for %d F332 samples, want %d per sample", len(c.moments), n, geom.NumMoments)
+	}
+	if c.order < 2 {
+		return fmt.Errorf("the sampler's order = %d integrates F332 samples by the midpoint rule, which ignores ∇F: the bending and twisting of a region would have no stiffness (the system would be singular); set order = 2 on the sampler (exact for CorotationalLinear and Linear) or 4 (exact for StVenantKirchhoff), or use F331 samples", c.order)
+	}
+	lambda, mu := material.Lame(c.YoungModulus, c.PoissonRatio)
+	c.kernel = elastonKernel{mode: c.mode, lambda: lambda, mu: mu}
+	if c.mode == f332Corotational {
+		c.kernel.coro = c.law.(*material.CorotationalLinear)
+	}
+	if c.mode != f332Voxels {
+		if c.BulkModulus > 0 {
+			return errors.New("bulkModulus on F332 samples needs quadrature = voxels (det F is cubic over a region: no closed form of order ≤ 4)")
+		}
+		c.ecache = make([]elastonCache, n)
+		return nil
+	}
+	switch {
+	case c.goQuad != nil:
+		c.quad = *c.goQuad
+	case c.volProv != nil:
+		qp, ok := c.volProv.(SampleQuadratureProvider)
+		if !ok {
+			return fmt.Errorf("quadrature = voxels needs the voxels of each sample's region, which %q does not give", c.volProv.Base().Path())
+		}
+		off, vol, stiff, first, err := qp.SampleQuadrature()
+		if err != nil {
+			return fmt.Errorf("sample quadrature from %q: %w", c.volProv.Base().Path(), err)
+		}
+		c.quad = sampleQuadrature{offsets: off, volumes: vol, stiffness: stiff, first: first}
+	default:
+		return errors.New("quadrature = voxels needs the voxels of each sample's region: take the samples from a DenseSampler or SparseSampler")
+	}
+	q := &c.quad
+	if len(q.first) != n+1 || q.first[0] != 0 || len(q.volumes) != q.first[n] || len(q.stiffness) != q.first[n] || len(q.offsets) != 3*q.first[n] {
+		return fmt.Errorf("voxel quadrature: inconsistent lengths for %d samples", n)
+	}
+	np := q.first[n]
+	c.qF = make([]float64, 9*np)
+	c.qP = make([]float64, 9*np)
+	c.qcache = make([]float64, c.cacheSize*np)
+	c.qvcache = nil
+	if c.BulkModulus > 0 {
+		c.qvcache = make([]float64, volumeCacheSize*np)
+	}
 	return nil
 }
 
@@ -391,8 +574,12 @@ func cofactorDifferentialTo(D, F, dF []float64) {
 	}
 }
 
-// PotentialEnergy implements graph.ForceField: Σ V_s [(E_s/E) Ψ(F_s) + k/2 (J−1)²].
+// PotentialEnergy implements graph.ForceField: Σ V_s [(E_s/E) Ψ(F_s) + k/2 (J−1)²]
+// (F332 samples: the integrals over the regions).
 func (c *DeformationGradientForceField) PotentialEnergy(x []float64) float64 {
+	if c.mode != f332Off {
+		return c.energy332(x)
+	}
 	W := 0.0
 	for s := range c.scale {
 		F := geom.Mat3(x[9*s : 9*s+9])

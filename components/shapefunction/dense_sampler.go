@@ -171,14 +171,14 @@ func (d *DenseSampler) SampleMoments() (int, []float64, error) {
 }
 
 // SampleQuadrature implements forcefield.SampleQuadratureProvider: the
-// centres of each sample's voxels relative to the sample (flat xyz) and
-// their weights ΔV E_v/E_s; sample s owns the entries [first[s],
-// first[s+1]).
-func (d *DenseSampler) SampleQuadrature() (offsets, weights []float64, first []int, err error) {
+// centres of each sample's voxels relative to the sample (flat xyz), their
+// volumes and their Young's moduli relative to the sample's mean E_s;
+// sample s owns the entries [first[s], first[s+1]).
+func (d *DenseSampler) SampleQuadrature() (offsets, volumes, stiffness []float64, first []int, err error) {
 	s, err := d.samples()
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
-	offsets, weights, first = s.quadrature()
-	return offsets, weights, first, nil
+	offsets, volumes, stiffness, first = s.quadrature()
+	return offsets, volumes, stiffness, first, nil
 }

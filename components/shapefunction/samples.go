@@ -75,9 +75,10 @@ func samplesFromGroups(g *Voxels, groups [][]int, order int) sampleSet {
 }
 
 // quadrature returns the voxel quadrature of every sample: the offsets
-// d_v = X_v − X_s of the centres of its voxels (flat xyz) and their weights
-// ΔV E_v/E_s, sample s owning the entries [first[s], first[s+1]).
-func (s *sampleSet) quadrature() (offsets, weights []float64, first []int) {
+// d_v = X_v − X_s of the centres of its voxels (flat xyz), their volumes
+// ΔV and their relative stiffness E_v/E_s, sample s owning the entries
+// [first[s], first[s+1]).
+func (s *sampleSet) quadrature() (offsets, volumes, stiffness []float64, first []int) {
 	g := s.g
 	first = make([]int, 1, len(s.voxels)+1)
 	dv := g.VoxelVolume()
@@ -86,11 +87,12 @@ func (s *sampleSet) quadrature() (offsets, weights []float64, first []int) {
 		for _, v := range grp {
 			d := g.Centre(v).Sub(c)
 			offsets = append(offsets, d[0], d[1], d[2])
-			weights = append(weights, dv*g.Young[v]/s.young[i])
+			volumes = append(volumes, dv)
+			stiffness = append(stiffness, g.Young[v]/s.young[i])
 		}
-		first = append(first, len(weights))
+		first = append(first, len(volumes))
 	}
-	return offsets, weights, first
+	return offsets, volumes, stiffness, first
 }
 
 // regionFitError returns the volume-weighted squared residual of the
