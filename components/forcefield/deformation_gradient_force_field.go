@@ -91,18 +91,18 @@ type DeformationGradientForceField struct {
 	vcache []float64 // per sample [F (9), cof F (9), J] at the last AddForce (bulk term)
 
 	// F332 samples (deformation_gradient_elastons.go).
-	mode       f332Mode
-	kernel     elastonKernel
-	goOrder    int
-	goMoments  []float64
-	goQuad     *sampleQuadrature
-	order      int
-	moments    []float64 // geom.NumMoments per sample
-	quad       sampleQuadrature
-	ecache     []elastonCache
-	qF, qP     []float64 // voxels: F and P per quadrature point at the last AddForce
-	qcache     []float64 // voxels: law cache per quadrature point
-	qvcache    []float64 // voxels: bulk-term cache per quadrature point
+	mode      f332Mode
+	kernel    elastonKernel
+	goOrder   int
+	goMoments []float64
+	goQuad    *sampleQuadrature
+	order     int
+	moments   []float64 // geom.NumMoments per sample
+	quad      sampleQuadrature
+	ecache    []elastonCache
+	qF, qP    []float64 // voxels: F and P per quadrature point at the last AddForce
+	qcache    []float64 // voxels: law cache per quadrature point
+	qvcache   []float64 // voxels: bulk-term cache per quadrature point
 
 	runner parallel.Runner
 	// Arguments of the current parallel pass (set before runner.run, so the
