@@ -508,6 +508,11 @@ type Cholesky struct {
 	sym  *Symbolic
 	l    []float64
 	pool sync.Pool // *[]float64 scratch of length n
+
+	// Scratch of the numeric factorisation, kept for FactorInto.
+	relpos             []int
+	front, stack       []float64
+	stackOff, stackSup []int
 }
 
 // NotPositiveDefiniteError reports a pivot that is not positive: the
@@ -526,28 +531,78 @@ func (e *NotPositiveDefiniteError) Error() string {
 // have the pattern s was analysed for. It fails with
 // *NotPositiveDefiniteError when A is not (numerically) positive definite.
 func (s *Symbolic) Factor(a *CSR) (*Cholesky, error) {
+	if err := s.checkPattern(a); err != nil {
+		return nil, err
+	}
+	c := &Cholesky{}
+	if err := s.factorInto(c, a); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// checkPattern reports whether a has the analysed pattern.
+func (s *Symbolic) checkPattern(a *CSR) error {
 	if a.Rows != s.n || len(a.RowPtr) != len(s.rowPtr) || len(a.Col) != len(s.col) {
-		return nil, fmt.Errorf("sparse: Factor: matrix pattern differs from the analysed one (%d×%d, %d entries; analysed %d×%d, %d entries)", a.Rows, a.Cols, len(a.Col), s.n, s.n, len(s.col))
+		return fmt.Errorf("sparse: Factor: matrix pattern differs from the analysed one (%d×%d, %d entries; analysed %d×%d, %d entries)", a.Rows, a.Cols, len(a.Col), s.n, s.n, len(s.col))
 	}
 	for i, p := range s.rowPtr {
 		if a.RowPtr[i] != p {
-			return nil, fmt.Errorf("sparse: Factor: matrix pattern differs from the analysed one (row %d)", i)
+			return fmt.Errorf("sparse: Factor: matrix pattern differs from the analysed one (row %d)", i)
 		}
 	}
 	for k, c := range s.col {
 		if a.Col[k] != c {
-			return nil, fmt.Errorf("sparse: Factor: matrix pattern differs from the analysed one (entry %d)", k)
+			return fmt.Errorf("sparse: Factor: matrix pattern differs from the analysed one (entry %d)", k)
 		}
 	}
+	return nil
+}
+
+// growFloats returns a slice of length n, reusing b's storage when it is
+// large enough.
+func growFloats(b []float64, n int) []float64 {
+	if cap(b) >= n {
+		return b[:n]
+	}
+	return make([]float64, n)
+}
+
+// growInts is growFloats for ints.
+func growInts(b []int, n int) []int {
+	if cap(b) >= n {
+		return b[:n]
+	}
+	return make([]int, n)
+}
+
+// FactorInto is Factor into the storage of c (a Cholesky from an earlier
+// Factor or FactorInto, or a new zero one), so that repeated numeric
+// factorisations of one pattern allocate nothing once c has grown: the
+// factor and the scratch of the factorisation are reused. On error c
+// holds no valid factor. c must not be in use by another goroutine.
+func (s *Symbolic) FactorInto(c *Cholesky, a *CSR) error {
+	if err := s.checkPattern(a); err != nil {
+		return err
+	}
+	return s.factorInto(c, a)
+}
+
+// factorInto runs the multifrontal factorisation into c's storage.
+func (s *Symbolic) factorInto(c *Cholesky, a *CSR) error {
 	m := len(s.super) - 1
-	c := &Cholesky{sym: s, l: make([]float64, s.lptr[m])}
-	relpos := make([]int, s.n)
-	front := make([]float64, s.maxNr*s.maxNr)
+	if c.sym != s {
+		c.pool = sync.Pool{} // its scratch has the size of another system
+	}
+	c.sym = s
+	c.l = growFloats(c.l, int(s.lptr[m]))
+	c.relpos = growInts(c.relpos, s.n)
+	c.front = growFloats(c.front, s.maxNr*s.maxNr)
+	relpos, front := c.relpos, c.front
 	// Stack of update matrices (compact lower nu×nu row-major, full squares
 	// for simplicity of indexing) with their supernode ids.
-	var stack []float64
-	var stackOff []int
-	var stackSup []int
+	stack, stackOff, stackSup := c.stack[:0], c.stackOff[:0], c.stackSup[:0]
+	defer func() { c.stack, c.stackOff, c.stackSup = stack[:0], stackOff[:0], stackSup[:0] }()
 	for k := 0; k < m; k++ {
 		f, l := s.super[k], s.super[k+1]
 		ns := l - f
@@ -589,7 +644,8 @@ func (s *Symbolic) Factor(a *CSR) (*Cholesky, error) {
 		// Dense partial factorisation.
 		if err := partialCholesky(F, nr, ns); err != nil {
 			col := err.(*pivotError)
-			return nil, &NotPositiveDefiniteError{Column: s.perm[f+col.k], Pivot: col.d}
+			c.sym = nil
+			return &NotPositiveDefiniteError{Column: s.perm[f+col.k], Pivot: col.d}
 		}
 		// Save the supernode's columns.
 		L := c.l[s.lptr[k]:s.lptr[k+1]]
@@ -606,7 +662,7 @@ func (s *Symbolic) Factor(a *CSR) (*Cholesky, error) {
 			stackSup = append(stackSup, k)
 		}
 	}
-	return c, nil
+	return nil
 }
 
 type pivotError struct {

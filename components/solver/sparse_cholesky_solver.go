@@ -59,6 +59,7 @@ type SparseCholeskySolver struct {
 	last  graph.LinearStats
 	shift float64          // σ of SolveShifted, 0 for Solve
 	chol  *sparse.Cholesky // the factorisation of the last Solve, for SolveAgain
+	store *sparse.Cholesky // storage of the factorisations (sparse.Symbolic.FactorInto)
 }
 
 var (
@@ -189,7 +190,11 @@ func (s *SparseCholeskySolver) Solve(ops *graph.Ops, x, rhs graph.VecID, m, b, k
 		}
 	}
 	s.chol = nil
-	chol, err := s.sym.Factor(s.csr)
+	if s.store == nil {
+		s.store = &sparse.Cholesky{}
+	}
+	chol := s.store // the factor's storage is reused: no allocation per solve
+	err = s.sym.FactorInto(chol, s.csr)
 	if err != nil {
 		var npd *sparse.NotPositiveDefiniteError
 		if errors.As(err, &npd) {
