@@ -18,9 +18,20 @@ import (
 // indices, or a single one applied to each) or given as a totalForce spread
 // evenly over the selected points.
 //
+// totalForce is not a consistent surface load: it puts the same share on
+// every selected vertex, whatever area each carries, which is right only
+// for the interior of a uniform grid; on an irregular mesh, and at the
+// edges and corners of any face, the load's distribution (and its moment
+// on a patch that is not symmetric) is wrong. SurfaceTractionForceField
+// and SurfacePressureForceField turn a face load into consistent nodal
+// loads (area × traction / 3 per triangle and vertex).
+//
 // The forces are external loads: they are scaled by the node's load factor
 // (graph.Node.LoadFactor, 1 unless a StaticSolver applies its loads in
-// increments, loadSteps), and so is the potential.
+// increments, loadSteps), and so is the potential. They are also scaled by
+// the optional time profile keyTimes / keyFactors (LoadRamp: a load ramp,
+// what SOFA's LinearForceField does with its keyTimes and keyForces), the
+// factor of a step from t to t + dt being its value at t + dt.
 //
 // Potential energy: W = −Σ f·x on vector templates. On Rigid3 only the
 // translational part −Σ f·t counts: a constant world torque has no global
@@ -31,7 +42,8 @@ type ConstantForceField struct {
 	graph.ObjectBase
 	graph.DOFSelection             // indices or box; all DOFs when neither is given
 	Forces             [][]float64 `toml:"forces" doc:"one force per selected DOF in selection order, or a single force applied to each (Vec3: [fx fy fz]; Rigid3: [fx fy fz τx τy τz])" unit:"N, N·m"`
-	TotalForce         []float64   `toml:"totalForce" doc:"a total force (and torque for Rigid3) divided evenly among the selected DOFs" unit:"N, N·m"`
+	TotalForce         []float64   `toml:"totalForce" doc:"a total force (and torque for Rigid3) divided evenly among the selected DOFs (not a consistent surface load on an irregular mesh: see SurfaceTractionForceField)" unit:"N, N·m"`
+	LoadRamp
 
 	points []int     // selected DOFs
 	f      []float64 // force on each selected DOF, DerivSize each
@@ -43,7 +55,7 @@ func init() {
 	graph.Register(graph.TypeInfo{
 		Name:    "ConstantForceField",
 		Kind:    graph.KindForceField,
-		Summary: "Constant forces (and torques on Rigid3) on selected DOFs (indices, a box on rest positions, or all): per-DOF forces or a total force spread evenly. Zero stiffness; potential −Σ f·x (translation only for Rigid3).",
+		Summary: "Constant forces (and torques on Rigid3) on selected DOFs (indices, a box on rest positions, or all): per-DOF forces or a total force spread evenly; optional time profile keyTimes/keyFactors. Zero stiffness; potential −Σ f·x (translation only for Rigid3).",
 		New:     func() graph.Object { return &ConstantForceField{} },
 	})
 }
@@ -55,6 +67,9 @@ func (c *ConstantForceField) Validate() error {
 	}
 	if len(c.Forces) == 0 && len(c.TotalForce) == 0 {
 		return fmt.Errorf("no load: give forces or totalForce")
+	}
+	if err := c.checkRamp(); err != nil {
+		return err
 	}
 	return c.CheckSelection()
 }
@@ -89,6 +104,9 @@ func (c *ConstantForceField) Init() error {
 			return c.Errorf("state %q has no DOFs to load", st.Base().Name)
 		}
 	}
+	if err := c.initRamp(&c.ObjectBase); err != nil {
+		return c.Wrap(err)
+	}
 	np := len(c.points)
 	c.f = make([]float64, c.ds*np)
 	switch {
@@ -122,12 +140,20 @@ func (c *ConstantForceField) Init() error {
 // Points returns the loaded DOFs in selection order (not a copy).
 func (c *ConstantForceField) Points() []int { return c.points }
 
-// loadFactor returns the node's load factor (1 outside a scene).
+// loadFactor returns the node's load factor (1 outside a scene) times the
+// time profile's factor.
 func (c *ConstantForceField) loadFactor() float64 {
 	if c.Node == nil {
-		return 1
+		return c.Factor()
 	}
-	return c.Node.LoadFactor()
+	return c.Node.LoadFactor() * c.Factor()
+}
+
+// BeginStep implements graph.Behavior: the time profile's factor for the
+// step.
+func (c *ConstantForceField) BeginStep(t, dt float64) error {
+	c.stepRamp(t, dt)
+	return nil
 }
 
 // AddForce adds the constant forces, times the load factor.
