@@ -7,7 +7,8 @@ import (
 	"github.com/sofago/sofago/graph"
 )
 
-// BoxForceField is a static box obstacle (a wall, a step, a table top): a
+// BoxForceField is a box obstacle (a wall, a step, a table top; static, or
+// translated along keyframes: ObstacleMotion): a
 // cuboid of the given centre and half-sizes, turned by rotation (degrees
 // about the fixed x, then y, then z axis, as MeshLoader). A point inside is
 // pushed out through the nearest face, along that face's outward normal n,
@@ -24,6 +25,7 @@ type BoxForceField struct {
 	HalfSize [3]float64 `toml:"halfSize" doc:"half the box's extent along its own x, y and z axes" unit:"m" range:"(0,inf)" required:"true"`
 	Rotation [3]float64 `toml:"rotation" doc:"orientation: rotation about the fixed x, then y, then z axis (as MeshLoader)" unit:"deg"`
 	Penalty
+	ObstacleMotion
 
 	obs obstacle
 }
@@ -32,7 +34,7 @@ func init() {
 	graph.Register(graph.TypeInfo{
 		Name: "BoxForceField",
 		Kind: graph.KindForceField,
-		Summary: "A static, possibly rotated box obstacle (center, halfSize, rotation): points inside are pushed out through the nearest face by the penalty γδ (W = γ/2 δ²), " +
+		Summary: "A possibly rotated box obstacle (center, halfSize, rotation; static, or translated along keyTimes/translations): points inside are pushed out through the nearest face by the penalty γδ (W = γ/2 δ²), " +
 			"with a normal dashpot and regularised Coulomb friction.",
 		New: func() graph.Object { return &BoxForceField{Penalty: defaultPenalty()} },
 	})
@@ -55,6 +57,9 @@ func rotationMatrix(deg [3]float64) geom.Mat3 {
 // Validate checks the penalty parameters and sets up the shape.
 func (b *BoxForceField) Validate() error {
 	b.obs = obstacle{pen: &b.Penalty, shape: boxShape{c: b.Center, h: b.HalfSize, r: rotationMatrix(b.Rotation)}}
+	if err := b.checkMotion(); err != nil {
+		return err
+	}
 	return b.Penalty.check()
 }
 
@@ -67,12 +72,15 @@ func (b *BoxForceField) Init() error {
 	if err != nil {
 		return err
 	}
+	b.initMotion(&b.obs, &b.ObjectBase)
 	b.obs.lag(st.Vec(graph.Position))
 	return nil
 }
 
-// BeginStep implements graph.Behavior: it lags the friction for the step.
+// BeginStep implements graph.Behavior: it places a moving obstacle for
+// the step and lags the friction.
 func (b *BoxForceField) BeginStep(t, dt float64) error {
+	b.place(&b.obs, t, dt)
 	b.obs.lag(b.Node.State().Vec(graph.Position))
 	return nil
 }

@@ -4,7 +4,9 @@
 // Obstacles are force fields on any Vec3 state (a FEM mesh's vertices, the
 // surface points of a rigid body or of a reduced model mapped onto it):
 // PlaneForceField, SphereForceField, BoxForceField and
-// MeshObstacleForceField (a closed STL/OBJ surface). Objects collide with
+// MeshObstacleForceField (a closed STL/OBJ surface). Each is static or
+// translated along keyframes (ObstacleMotion: keyTimes, translations), its
+// dashpot and friction acting on the velocity relative to it. Objects collide with
 // each other through collision models on their (mapped or unmapped)
 // surfaces — TriangleCollisionModel (a closed triangle surface: its
 // vertices penetrate others, its triangles are penetrated) and

@@ -11,7 +11,8 @@ import (
 	"github.com/sofago/sofago/meshio"
 )
 
-// MeshObstacleForceField is a static obstacle of any shape: the volume
+// MeshObstacleForceField is an obstacle of any shape (static, or translated
+// along keyframes: ObstacleMotion): the volume
 // enclosed by a closed triangle surface read from a file (STL, OBJ, or the
 // boundary of a tetrahedral mesh; meshio.Read through MeshLoader, with the
 // same scale3d, rotation and translation). A point of the Vec3 state inside
@@ -33,6 +34,7 @@ type MeshObstacleForceField struct {
 	Rotation    [3]float64 `toml:"rotation" doc:"rotation about the fixed x, then y, then z axis, after scale (as MeshLoader)" unit:"deg"`
 	Scale3d     [3]float64 `toml:"scale3d" doc:"scale factor along x, y and z, applied first"`
 	Penalty
+	ObstacleMotion
 
 	shape *meshShape
 	obs   obstacle
@@ -42,7 +44,7 @@ func init() {
 	graph.Register(graph.TypeInfo{
 		Name: "MeshObstacleForceField",
 		Kind: graph.KindForceField,
-		Summary: "A static obstacle bounded by a closed triangle surface from a file (STL, OBJ, or a tetrahedral mesh's boundary): points inside are pushed to the nearest surface point by the penalty γδ, " +
+		Summary: "An obstacle (static, or translated along keyTimes/translations) bounded by a closed triangle surface from a file (STL, OBJ, or a tetrahedral mesh's boundary): points inside are pushed to the nearest surface point by the penalty γδ, " +
 			"with a normal dashpot and regularised Coulomb friction; inside/outside by angle-weighted pseudo-normals, nearest points by a bounding-volume hierarchy.",
 		New: func() graph.Object {
 			return &MeshObstacleForceField{Scale3d: [3]float64{1, 1, 1}, Penalty: defaultPenalty()}
@@ -53,6 +55,9 @@ func init() {
 // Validate checks the penalty parameters and the loader fields.
 func (m *MeshObstacleForceField) Validate() error {
 	if err := m.Penalty.check(); err != nil {
+		return err
+	}
+	if err := m.checkMotion(); err != nil {
 		return err
 	}
 	return m.loader().Validate()
@@ -81,6 +86,7 @@ func (m *MeshObstacleForceField) Init() error {
 	if err := m.setMesh(l.Points(), l.Triangles()); err != nil {
 		return m.Errorf("%s: %v", m.Filename, err)
 	}
+	m.initMotion(&m.obs, &m.ObjectBase)
 	m.obs.lag(st.Vec(graph.Position))
 	return nil
 }
@@ -96,8 +102,10 @@ func (m *MeshObstacleForceField) setMesh(points []float64, tris [][3]int) error 
 	return nil
 }
 
-// BeginStep implements graph.Behavior: it lags the friction for the step.
+// BeginStep implements graph.Behavior: it places a moving obstacle for
+// the step and lags the friction.
 func (m *MeshObstacleForceField) BeginStep(t, dt float64) error {
+	m.place(&m.obs, t, dt)
 	m.obs.lag(m.Node.State().Vec(graph.Position))
 	return nil
 }

@@ -28,6 +28,16 @@ type obstacle struct {
 
 	contacts int     // points inside at the last lag update
 	maxDepth float64 // largest δ then
+
+	// The obstacle's motion (ObstacleMotion): the shape is translated by
+	// offset and moves at vel during the step.
+	offset, vel geom.Vec3
+}
+
+// penetration is the shape's penetration at p, the shape translated by
+// the obstacle's offset.
+func (o *obstacle) penetration(p geom.Vec3) (float64, geom.Vec3, geom.Mat3, bool) {
+	return o.shape.penetration(p.Sub(o.offset))
 }
 
 type obstacleHit struct {
@@ -70,7 +80,7 @@ func (o *obstacle) lag(x []float64) {
 	o.contacts, o.maxDepth = 0, 0
 	n := len(x) / 3
 	for i := 0; i < n; i++ {
-		d, nrm, _, _ := o.shape.penetration(geom.At(x, i))
+		d, nrm, _, _ := o.penetration(geom.At(x, i))
 		if d <= 0 {
 			continue
 		}
@@ -89,11 +99,11 @@ func (o *obstacle) addForce(f, x, v []float64) {
 	gamma, c := o.pen.Stiffness, o.pen.Damping
 	n := len(x) / 3
 	for i := 0; i < n; i++ {
-		d, nrm, h, curved := o.shape.penetration(geom.At(x, i))
+		d, nrm, h, curved := o.penetration(geom.At(x, i))
 		if d <= 0 {
 			continue
 		}
-		vi := geom.At(v, i)
+		vi := geom.At(v, i).Sub(o.vel) // relative to the obstacle
 		lam := gamma*d - c*vi.Dot(nrm)
 		if lam <= 0 {
 			continue // separating fast enough that the dashpot would pull
@@ -108,7 +118,7 @@ func (o *obstacle) addForce(f, x, v []float64) {
 	}
 	for k := range o.fric {
 		fh := &o.fric[k]
-		ft, cache := frictionForce(1, fh.c.scale, o.pen.SlipVelocity, fh.n, geom.At(v, int(fh.i)))
+		ft, cache := frictionForce(1, fh.c.scale, o.pen.SlipVelocity, fh.n, geom.At(v, int(fh.i)).Sub(o.vel))
 		fh.c = cache
 		geom.AddAt(f, int(fh.i), ft)
 	}
@@ -116,7 +126,7 @@ func (o *obstacle) addForce(f, x, v []float64) {
 
 // addDForce accumulates kFactor·K·dx + bFactor·B·dx at the last addForce:
 // K = −γ n nᵀ − c n (H v)ᵀ + λ H, B = −c n nᵀ + the friction's velocity
-// derivative.
+// derivative (v relative to a moving obstacle).
 func (o *obstacle) addDForce(df, dx []float64, kFactor, bFactor float64) {
 	gamma, c := o.pen.Stiffness, o.pen.Damping
 	for k := range o.hits {
@@ -144,7 +154,7 @@ func (o *obstacle) energy(x []float64) float64 {
 	w := 0.0
 	n := len(x) / 3
 	for i := 0; i < n; i++ {
-		if d, _, _, _ := o.shape.penetration(geom.At(x, i)); d > 0 {
+		if d, _, _, _ := o.penetration(geom.At(x, i)); d > 0 {
 			w += 0.5 * o.pen.Stiffness * d * d
 		}
 	}

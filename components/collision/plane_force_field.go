@@ -8,7 +8,8 @@ import (
 	"github.com/sofago/sofago/graph"
 )
 
-// PlaneForceField (SOFA's name) is a static half-space obstacle: the points
+// PlaneForceField (SOFA's name) is a half-space obstacle (static, or
+// translated along keyframes: ObstacleMotion): the points
 // of a Vec3 state below the plane n·x = d (n normalised) are pushed back
 // along n by the penalty law of Penalty, with δ = d − n·x:
 //
@@ -23,6 +24,7 @@ type PlaneForceField struct {
 	Normal [3]float64 `toml:"normal" doc:"normal of the plane, pointing out of the obstacle into the free side (normalised on load)"`
 	D      float64    `toml:"d" doc:"plane offset: the plane is n·x = d for the normalised n; points with n·x < d are inside" unit:"m"`
 	Penalty
+	ObstacleMotion
 
 	n   geom.Vec3
 	obs obstacle
@@ -32,7 +34,7 @@ func init() {
 	graph.Register(graph.TypeInfo{
 		Name: "PlaneForceField",
 		Kind: graph.KindForceField,
-		Summary: "A static plane obstacle n·x = d: points behind it are pushed out by the penalty γδ (W = γ/2 δ²) with a normal dashpot and regularised Coulomb friction; " +
+		Summary: "A plane obstacle n·x = d (static, or translated along keyTimes/translations): points behind it are pushed out by the penalty γδ (W = γ/2 δ²) with a normal dashpot and regularised Coulomb friction; " +
 			"the contact stiffness (and friction's velocity derivative) is in AddDForce, so implicit solvers take stiff contacts.",
 		New: func() graph.Object { return &PlaneForceField{Normal: [3]float64{0, 1, 0}, Penalty: defaultPenalty()} },
 	})
@@ -47,6 +49,9 @@ func (p *PlaneForceField) Validate() error {
 	}
 	p.n = n.Scale(1 / l)
 	p.obs = obstacle{pen: &p.Penalty, shape: planeShape{n: p.n, d: p.D}}
+	if err := p.checkMotion(); err != nil {
+		return err
+	}
 	return p.Penalty.check()
 }
 
@@ -59,12 +64,15 @@ func (p *PlaneForceField) Init() error {
 	if err != nil {
 		return err
 	}
+	p.initMotion(&p.obs, &p.ObjectBase)
 	p.obs.lag(st.Vec(graph.Position))
 	return nil
 }
 
-// BeginStep implements graph.Behavior: it lags the friction for the step.
+// BeginStep implements graph.Behavior: it places a moving obstacle for
+// the step and lags the friction.
 func (p *PlaneForceField) BeginStep(t, dt float64) error {
+	p.place(&p.obs, t, dt)
 	p.obs.lag(p.Node.State().Vec(graph.Position))
 	return nil
 }

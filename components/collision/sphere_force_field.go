@@ -7,7 +7,8 @@ import (
 	"github.com/sofago/sofago/graph"
 )
 
-// SphereForceField (SOFA's name) is a static ball obstacle of centre c and
+// SphereForceField (SOFA's name) is a ball obstacle (static, or translated
+// along keyframes: ObstacleMotion) of centre c and
 // radius R: points inside are pushed out radially by the penalty law of
 // Penalty, with r = |x − c|, n = (x − c)/r, δ = R − r:
 //
@@ -21,6 +22,7 @@ type SphereForceField struct {
 	Center [3]float64 `toml:"center" doc:"centre of the sphere" unit:"m"`
 	Radius float64    `toml:"radius" doc:"radius of the sphere" unit:"m" range:"(0,inf)" required:"true"`
 	Penalty
+	ObstacleMotion
 
 	obs obstacle
 }
@@ -29,7 +31,7 @@ func init() {
 	graph.Register(graph.TypeInfo{
 		Name: "SphereForceField",
 		Kind: graph.KindForceField,
-		Summary: "A static ball obstacle (center, radius): points inside are pushed out radially by the penalty γδ (W = γ/2 δ²) with a normal dashpot and regularised Coulomb friction; " +
+		Summary: "A ball obstacle (center, radius; static, or translated along keyTimes/translations): points inside are pushed out radially by the penalty γδ (W = γ/2 δ²) with a normal dashpot and regularised Coulomb friction; " +
 			"exact tangent including the turning of the normal.",
 		New: func() graph.Object { return &SphereForceField{Penalty: defaultPenalty()} },
 	})
@@ -38,6 +40,9 @@ func init() {
 // Validate checks the penalty parameters.
 func (s *SphereForceField) Validate() error {
 	s.obs = obstacle{pen: &s.Penalty, shape: sphereShape{c: s.Center, r: s.Radius}}
+	if err := s.checkMotion(); err != nil {
+		return err
+	}
 	return s.Penalty.check()
 }
 
@@ -50,12 +55,15 @@ func (s *SphereForceField) Init() error {
 	if err != nil {
 		return err
 	}
+	s.initMotion(&s.obs, &s.ObjectBase)
 	s.obs.lag(st.Vec(graph.Position))
 	return nil
 }
 
-// BeginStep implements graph.Behavior: it lags the friction for the step.
+// BeginStep implements graph.Behavior: it places a moving obstacle for
+// the step and lags the friction.
 func (s *SphereForceField) BeginStep(t, dt float64) error {
+	s.place(&s.obs, t, dt)
 	s.obs.lag(s.Node.State().Vec(graph.Position))
 	return nil
 }
