@@ -48,7 +48,10 @@ import (
 // x(t + h) before their Newton iterations.
 //
 // At Init the DOFs are put at x(t₀) (t₀ the scene time, normally 0) with
-// the chord velocity of the first step. The reaction the motion needs is
+// the chord velocity of the first step. A state no ODE solver integrates
+// (a pusher, a moving support described by its keyframes alone) is moved
+// by the constraint itself (graph.StateDriver): every step puts it at
+// x(t + dt), its mapped children following. The reaction the motion needs is
 // the force the rest of the model applies to the selected DOFs, which
 // projection removes from the dynamics (runscene -dump reports it in the
 // "force" of the state: forces are dumped before projection).
@@ -65,6 +68,7 @@ type LinearMovementConstraint struct {
 	mode   movementMode
 	c      geom.Vec3
 	dt     float64 // the step of the last BeginStep (0 before the first)
+	driven bool    // no ODE solver integrates the state: BeginStep moves it
 	m      []float64
 	xa, xb []float64 // scratch: coordinates of the selected DOFs at two times
 }
@@ -161,6 +165,12 @@ func (c *LinearMovementConstraint) Init() error {
 			c.c = sum.Scale(1 / float64(len(c.sel)))
 		}
 	}
+	c.driven = true
+	for n := c.Node; n != nil; n = n.Parent {
+		if n.ODESolver() != nil {
+			c.driven = false
+		}
+	}
 	c.m = make([]float64, w)
 	c.xa = make([]float64, len(c.x0))
 	c.xb = make([]float64, len(c.x0))
@@ -217,9 +227,18 @@ func (c *LinearMovementConstraint) CoordsAt(dst []float64, t float64) {
 
 // BeginStep implements graph.Behavior: at the start of the step from t to
 // t + dt the DOFs are at x(t) and move with the chord velocity of the step.
+// A state that no ODE solver integrates (a body moved only by its
+// keyframes) is put at x(t + dt) instead, where the step leaves it.
 func (c *LinearMovementConstraint) BeginStep(t, dt float64) error {
 	c.dt = dt
 	st := c.Node.State()
+	if c.driven {
+		c.ProjectPosition(st.Vec(graph.Position), t+dt)
+		if dt > 0 {
+			c.setChord(st.Vec(graph.Velocity), t, t+dt)
+		}
+		return nil
+	}
 	c.ProjectPosition(st.Vec(graph.Position), t)
 	if dt > 0 {
 		c.setChord(st.Vec(graph.Velocity), t, t+dt)
@@ -248,6 +267,16 @@ func (c *LinearMovementConstraint) setChord(v []float64, ta, tb float64) {
 			vi[j] = (b[j] - a[j]) / h
 		}
 	}
+}
+
+// DrivenStates implements graph.StateDriver: the state, when no ODE solver
+// integrates it (its prescribed DOFs then move by BeginStep alone; the
+// others stay where they are).
+func (c *LinearMovementConstraint) DrivenStates() []graph.State {
+	if !c.driven || c.Node == nil || c.Node.State() == nil {
+		return nil
+	}
+	return []graph.State{c.Node.State()}
 }
 
 // ProjectResponse zeroes the derivative components of the prescribed DOFs.

@@ -368,3 +368,59 @@ func TestLinearMovementErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestLinearMovementWithoutSolver: a Rigid3 body no ODE solver integrates
+// is moved by its LinearMovementConstraint alone (graph.StateDriver): after
+// each step it is at its keyframed place at the scene's time, and a point
+// mapped on it follows.
+func TestLinearMovementWithoutSolver(t *testing.T) {
+	s := graphtest.MustLoad(t, "driven.toml", `dt = 0.1
+[[node]]
+name = "pusher"
+  [[node.object]]
+  type = "MechanicalObject"
+  name = "dofs"
+  template = "Rigid3"
+  position = [[0, 0, 0, 0, 0, 0, 1]]
+  [[node.object]]
+  type = "LinearMovementConstraint"
+  indices = [0]
+  keyTimes = [0, 1]
+  movements = [[0, 0, 0, 0, 0, 0], [1, 0, 0, 0, 0, 1.5707963267948966]]
+  [[node.node]]
+  name = "tip"
+    [[node.node.object]]
+    type = "MechanicalObject"
+    name = "points"
+    position = [[1, 0, 0]]
+    [[node.node.object]]
+    type = "RigidMapping"
+[[node]]
+name = "ball"
+  [[node.object]]
+  type = "EulerExplicitSolver"
+  [[node.object]]
+  type = "MechanicalObject"
+  position = [[0, 5, 0]]
+  [[node.object]]
+  type = "UniformMass"
+  vertexMass = 1
+`)
+	if err := s.CheckRunnable(); err != nil {
+		t.Fatal(err)
+	}
+	tip := graphtest.Find[graph.State](t, s, "pusher/tip/points")
+	for step := 1; step <= 12; step++ {
+		if err := s.Step(); err != nil {
+			t.Fatal(err)
+		}
+		a := math.Pi / 2 * math.Min(s.Time, 1)
+		want := [3]float64{math.Min(s.Time, 1) + math.Cos(a), math.Sin(a), 0}
+		x := tip.Vec(graph.Position)
+		for j := range want {
+			if math.Abs(x[j]-want[j]) > 1e-12 {
+				t.Fatalf("t = %g: mapped tip %v, want %v", s.Time, x, want)
+			}
+		}
+	}
+}
