@@ -23,8 +23,12 @@ import (
 // 1992): supernodes in postorder, each forming a dense frontal matrix from
 // its columns of A and its children's update matrices, factoring its
 // pivot block (LAPACK potrf), solving for its off-diagonal block (trsm)
-// and passing its Schur complement (syrk/gemm) to its parent. The dense
-// kernels are gonum's.
+// and passing its Schur complement (syrk) to its parent. The pivot block
+// is factored by gonum's LAPACK potrf; the triangular solve and the Schur
+// complement use this package's 2×2 register-blocked kernels
+// (dense_kernels.go: faster than gonum's per-entry dot products on these
+// small fronts; BenchmarkImplicitEulerStepBeam10kSparseCholesky 48 → 32
+// ms with the reuse of FactorInto).
 type Symbolic struct {
 	n    int
 	perm []int // perm[k] = original index of pivot k
@@ -694,32 +698,9 @@ func partialCholesky(F []float64, nr, ns int) error {
 	if nu == 0 {
 		return nil
 	}
-	l11 := blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: ns, Stride: nr, Data: F}
-	l21 := blas64.General{Rows: nu, Cols: ns, Stride: nr, Data: F[ns*nr:]}
-	blas64.Trsm(blas.Right, blas.Trans, 1, l11, l21)
-	syrkLower(F[ns*nr+ns:], nr, nu, l21)
+	trsmRightLowerTrans(F[ns*nr:], nr, F, nr, nu, ns)
+	syrkSubLower(F[ns*nr+ns:], nr, F[ns*nr:], nr, nu, ns)
 	return nil
-}
-
-// syrkBlock is the column-block width of syrkLower.
-const syrkBlock = 96
-
-// syrkLower sets C ← C − A·Aᵀ on the lower triangle of the nu×nu matrix C
-// (row-major, stride ldc), A being nu×k: diagonal blocks by syrk, the
-// blocks below them by one gemm per block column (gonum's gemm is blocked
-// and parallel, its syrk is not).
-func syrkLower(C []float64, ldc, nu int, A blas64.General) {
-	for j0 := 0; j0 < nu; j0 += syrkBlock {
-		jb := min(syrkBlock, nu-j0)
-		aj := blas64.General{Rows: jb, Cols: A.Cols, Stride: A.Stride, Data: A.Data[j0*A.Stride:]}
-		cjj := blas64.Symmetric{Uplo: blas.Lower, N: jb, Stride: ldc, Data: C[j0*ldc+j0:]}
-		blas64.Syrk(blas.NoTrans, -1, aj, 1, cjj)
-		if rest := nu - j0 - jb; rest > 0 {
-			ai := blas64.General{Rows: rest, Cols: A.Cols, Stride: A.Stride, Data: A.Data[(j0+jb)*A.Stride:]}
-			cij := blas64.General{Rows: rest, Cols: jb, Stride: ldc, Data: C[(j0+jb)*ldc+j0:]}
-			blas64.Gemm(blas.NoTrans, blas.Trans, -1, ai, aj, 1, cij)
-		}
-	}
 }
 
 // Factorize is Analyze(a, nil) followed by Factor(a).

@@ -128,7 +128,8 @@ func (b *blockJacobiPrecond) apply(z, r []float64) {
 // angle since the reference, or when the system's factors m, b, k, its
 // pattern or its fixed DOFs change.
 type warpPrecond struct {
-	chol      *sparse.Cholesky
+	chol      *sparse.Cholesky // the factor (nil: none valid)
+	store     *sparse.Cholesky // its storage, reused by every refactorisation
 	sym       *sparse.Symbolic
 	csr       *sparse.CSR
 	csrFor    *sparse.BSR3
@@ -227,11 +228,14 @@ func (w *warpPrecond) factor(A *sparse.BSR3, m, b, k float64, fixed []bool) erro
 		}
 		w.sym = sym
 	}
-	chol, err := w.sym.Factor(w.csr)
-	if err != nil {
+	if w.store == nil {
+		w.store = &sparse.Cholesky{}
+	}
+	w.chol = nil
+	if err := w.sym.FactorInto(w.store, w.csr); err != nil {
 		return fmt.Errorf("warp preconditioner: factorising the reference system: %w", err)
 	}
-	w.chol = chol
+	w.chol = w.store
 	copy(w.r0, w.rcur)
 	w.factors = [3]float64{m, b, k}
 	w.fixedFor = append(w.fixedFor[:0], fixed...)

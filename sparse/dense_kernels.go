@@ -1,0 +1,105 @@
+package sparse
+
+// Dense kernels of the supernodal factorisation, written for the small
+// fronts of 3-D meshes (tens to a few hundred rows, supernodes of 3 to
+// ~100 columns), where gonum's general routines spend their time in
+// per-entry dot-product calls: register blocks of 2×2 entries that read
+// each operand once per pair of rows, row-major with explicit strides.
+
+// syrkSubLower sets C ← C − A·Aᵀ on the lower triangle (diagonal
+// included) of the nu×nu matrix C (row-major, stride ldc), A being nu×k
+// (row-major, stride lda).
+func syrkSubLower(C []float64, ldc int, A []float64, lda, nu, k int) {
+	if k == 0 {
+		return
+	}
+	i := 0
+	for ; i+2 <= nu; i += 2 {
+		a0 := A[i*lda : i*lda+k]
+		a1 := A[(i+1)*lda : (i+1)*lda+k]
+		c0 := C[i*ldc : i*ldc+i+1]
+		c1 := C[(i+1)*ldc : (i+1)*ldc+i+2]
+		j := 0
+		for ; j+2 <= i; j += 2 {
+			b0 := A[j*lda : j*lda+k]
+			b1 := A[(j+1)*lda : (j+1)*lda+k]
+			s00, s01, s10, s11 := dot2x2(a0, a1, b0, b1)
+			c0[j] -= s00
+			c0[j+1] -= s01
+			c1[j] -= s10
+			c1[j+1] -= s11
+		}
+		// The 2×2 diagonal block (j = i): entries (i, i), (i+1, i),
+		// (i+1, i+1).
+		s00, _, s10, s11 := dot2x2(a0, a1, a0, a1)
+		c0[i] -= s00
+		c1[i] -= s10
+		c1[i+1] -= s11
+	}
+	if i < nu { // last odd row
+		a0 := A[i*lda : i*lda+k]
+		c0 := C[i*ldc : i*ldc+i+1]
+		for j := 0; j <= i; j++ {
+			c0[j] -= dot1(a0, A[j*lda:j*lda+k])
+		}
+	}
+}
+
+// dot2x2 returns the four products a0·b0, a0·b1, a1·b0, a1·b1 (all of
+// length len(a0)).
+func dot2x2(a0, a1, b0, b1 []float64) (s00, s01, s10, s11 float64) {
+	a1 = a1[:len(a0)]
+	b0 = b0[:len(a0)]
+	b1 = b1[:len(a0)]
+	for t, x0 := range a0 {
+		x1, y0, y1 := a1[t], b0[t], b1[t]
+		s00 += x0 * y0
+		s01 += x0 * y1
+		s10 += x1 * y0
+		s11 += x1 * y1
+	}
+	return
+}
+
+// dot1 returns a·b (len(b) ≥ len(a)).
+func dot1(a, b []float64) float64 {
+	b = b[:len(a)]
+	s := 0.0
+	for t, x := range a {
+		s += x * b[t]
+	}
+	return s
+}
+
+// trsmRightLowerTrans sets X ← X·L⁻ᵀ for X m×ns (row-major, stride ldx)
+// and L the ns×ns lower triangular factor (row-major, stride ldl): each
+// row x solves x·Lᵀ = b by forward substitution, x_j = (b_j − Σ_{t<j}
+// x_t L_jt) / L_jj, two rows at a time so each row of L is read once per
+// pair.
+func trsmRightLowerTrans(X []float64, ldx int, L []float64, ldl, m, ns int) {
+	i := 0
+	for ; i+2 <= m; i += 2 {
+		x0 := X[i*ldx : i*ldx+ns]
+		x1 := X[(i+1)*ldx : (i+1)*ldx+ns]
+		for j := 0; j < ns; j++ {
+			l := L[j*ldl : j*ldl+j+1]
+			v0, v1 := x0[j], x1[j]
+			lj := l[:j]
+			p0, p1 := x0[:j], x1[:j]
+			for t, w := range lj {
+				v0 -= p0[t] * w
+				v1 -= p1[t] * w
+			}
+			d := l[j]
+			x0[j] = v0 / d
+			x1[j] = v1 / d
+		}
+	}
+	if i < m {
+		x0 := X[i*ldx : i*ldx+ns]
+		for j := 0; j < ns; j++ {
+			l := L[j*ldl : j*ldl+j+1]
+			x0[j] = (x0[j] - dot1(x0[:j], l[:j])) / l[j]
+		}
+	}
+}
