@@ -43,16 +43,17 @@ type SOFAName struct {
 }
 
 const (
-	penaltyContacts = "contacts here are penalty forces computed by CollisionPipeline inside the ODE solve (stiffness, damping, friction), with no Lagrange multipliers"
-	meshLoaderNote  = "one MeshLoader reads every mesh format (.msh, .vtk, .node/.ele, .veg, .stl, .obj), chosen by the file's extension"
-	topologyNote    = "the MeshLoader, RegularGridTopology or SparseGridTopology of a node is its topology itself: it serves the points, tetrahedra and boundary triangles; no container, modifier or algorithms object"
-	stiffSpringNote = "SOFA's SpringForceField has no stiffness matrix (explicit integration only) and its stiff variant adds one; here every force field has its exact tangent, so SpringForceField is both, with the same fields (object1, object2, indices1, indices2, stiffness, damping, lengths; SOFA's spring string is the springs table)"
-	phasesNote      = "broad and narrow phases are inside CollisionPipeline (refitted bounding-volume hierarchies, point–triangle proximity)"
-	proximityNote   = "the proximity test is inside CollisionPipeline: its contactDistance is SOFA's alarmDistance"
-	responseNote    = "the response is a penalty force: CollisionPipeline's stiffness, damping and friction"
-	viewerNote      = "there is no interactive viewer: runscene -picture, -frames and -gif draw the VisualModels"
-	singlePrecision = "single precision is not available: sofago computes in double precision"
-	ldltNote        = "the solvers' systems are symmetric, so a sparse Cholesky factorisation does LDLᵀ's job (a matrix that is not positive definite is reported, not factorised)"
+	penaltyContacts    = "contacts here are penalty forces computed by CollisionPipeline inside the ODE solve (stiffness, damping, friction), with no Lagrange multipliers"
+	meshLoaderNote     = "one MeshLoader reads every mesh format (.msh, .vtk, .node/.ele, .veg, .stl, .obj), chosen by the file's extension"
+	topologyNote       = "the MeshLoader, RegularGridTopology or SparseGridTopology of a node is its topology itself: it serves the points, tetrahedra and boundary triangles; no container, modifier or algorithms object"
+	stiffSpringNote    = "SOFA's SpringForceField has no stiffness matrix (explicit integration only) and its stiff variant adds one; here every force field has its exact tangent, so SpringForceField is both, with the same fields (object1, object2, indices1, indices2, stiffness, damping, lengths; SOFA's spring string is the springs table)"
+	phasesNote         = "broad and narrow phases are inside CollisionPipeline (refitted bounding-volume hierarchies, point–triangle proximity)"
+	proximityNote      = "the proximity test is inside CollisionPipeline: its contactDistance is SOFA's alarmDistance"
+	responseNote       = "the response is a penalty force: CollisionPipeline's stiffness, damping and friction"
+	viewerNote         = "there is no interactive viewer: runscene -picture, -frames and -gif draw the VisualModels"
+	singlePrecision    = "single precision is not available: sofago computes in double precision"
+	preconditionerNote = "preconditioners are not separate objects: PCGLinearSolver's preconditioner field chooses one"
+	ldltNote           = "the solvers' systems are symmetric, so a sparse Cholesky factorisation does LDLᵀ's job (a matrix that is not positive definite is reported, not factorised)"
 )
 
 // sofaNames is the table. Keep it sorted by kind, then name.
@@ -98,6 +99,12 @@ var sofaNames = []SOFAName{
 	{Name: "AsyncSparseLDLSolver", Status: SOFAEquivalent, Use: "SparseCholeskySolver", Note: ldltNote + "; factorised at every solve, not asynchronously"},
 	{Name: "EigenSimplicialLDLT", Status: SOFAEquivalent, Use: "SparseCholeskySolver", Note: ldltNote},
 	{Name: "SparseLUSolver", Status: SOFAEquivalent, Use: "SparseCholeskySolver", Note: ldltNote + "; DenseDirectSolver (Cholesky, LU if indefinite) for small systems"},
+	{Name: "ShewchukPCGLinearSolver", Status: SOFAEquivalent, Use: "PCGLinearSolver", Note: preconditionerNote},
+	{Name: "JacobiPreconditioner", Status: SOFAEquivalent, Use: "PCGLinearSolver", Note: preconditionerNote + ` (preconditioner = "jacobi")`},
+	{Name: "BlockJacobiPreconditioner", Status: SOFAEquivalent, Use: "PCGLinearSolver", Note: preconditionerNote + ` (preconditioner = "blockJacobi")`},
+	{Name: "WarpPreconditioner", Status: SOFAEquivalent, Use: "PCGLinearSolver", Note: preconditionerNote + ` (preconditioner = "warp", refactorised past warpThreshold)`},
+	{Name: "PrecomputedWarpPreconditioner", Status: SOFAEquivalent, Use: "PCGLinearSolver", Note: preconditionerNote + ` (preconditioner = "warp" with a warpThreshold no rotation reaches)`},
+	{Name: "SSORPreconditioner", Status: SOFAEquivalent, Use: "PCGLinearSolver", Note: preconditionerNote + `: SSOR is not implemented, preconditioner = "ic0" (incomplete Cholesky) plays its part`},
 	{Name: "EulerSolver", Status: SOFAEquivalent, Use: "EulerExplicitSolver", Note: "SOFA's former name; symplectic by default"},
 	{Name: "RungeKutta4Solver", Status: SOFANotImplemented, Use: "NewmarkImplicitSolver", Note: "use EulerExplicitSolver, EulerImplicitSolver or NewmarkImplicitSolver"},
 

@@ -46,7 +46,7 @@ type blockSystem struct {
 	states  []graph.State
 	offsets []int // scalar offset of each state (a multiple of 3)
 	sizes   []int // scalar size of each state
-	checked int   // 0: not checked, 1: checked without B, 2: with B
+	checker assemblyChecker
 	sources []sysSource
 	asm     *sparse.BSR3Assembly
 	rec     scalarRecord
@@ -94,7 +94,6 @@ func (s *blockSystem) layout(ops *graph.Ops) bool {
 	}
 	s.states = append(s.states[:0], ind...)
 	s.offsets, s.sizes, s.n = offsets, sizes, n
-	s.checked = 0
 	s.sources = nil
 	s.asm = nil
 	s.fixed = make([]bool, n)
@@ -105,20 +104,15 @@ func (s *blockSystem) layout(ops *graph.Ops) bool {
 	return true
 }
 
-// check runs assemblyChecker once per level (with or without B).
+// check runs assemblyChecker, at every solve: a component whose stiffness
+// appears during the run (a contact model once contacts exist) must stop
+// the assembly then, not be left out of the matrix. The probes are one
+// AddDForce of each force field that writes no matrix (constant loads,
+// contact models: cheap) and of each mass.
 func (s *blockSystem) check(ops *graph.Ops, needB bool) error {
-	need := 1
-	if needB {
-		need = 2
-	}
-	if s.checked >= need {
-		return nil
-	}
-	var chk assemblyChecker
-	if ok, why := chk.check(ops.Root, needB); !ok {
+	if ok, why := s.checker.check(ops.Root, needB); !ok {
 		return errors.New(why)
 	}
-	s.checked = need
 	return nil
 }
 
@@ -220,10 +214,13 @@ func (s *blockSystem) assemble(ops *graph.Ops, m, b, k float64) (*sparse.BSR3, e
 }
 
 // assemblePartial returns m·M + k·K of what the independent states'
-// components can write (without the check that nothing else contributes,
-// and without the constraints): the diagonal of an approximate Jacobi
-// preconditioner for subtrees that cannot be assembled.
-func (s *blockSystem) assemblePartial(ops *graph.Ops, m, k float64) (*sparse.BSR3, error) {
+// components can write, without the check that nothing else contributes
+// (mapped masses and force fields, interaction force fields, contact
+// stiffnesses, damping matrices are left out): the matrix of approximate
+// preconditioners for subtrees that cannot be assembled exactly. With
+// fixed, the fixed DOFs become identity rows as in assemble (the
+// projector must then fix components: findFixed succeeded).
+func (s *blockSystem) assemblePartial(ops *graph.Ops, m, k float64, fixed bool) (*sparse.BSR3, error) {
 	s.layout(ops)
 	if s.sources == nil {
 		s.collect()
@@ -232,6 +229,9 @@ func (s *blockSystem) assemblePartial(ops *graph.Ops, m, k float64) (*sparse.BSR
 		if err := s.build(m, k); err != nil {
 			return nil, err
 		}
+	}
+	if fixed {
+		s.applyFixed()
 	}
 	return s.asm.A, nil
 }

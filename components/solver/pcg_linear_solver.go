@@ -1,7 +1,6 @@
 package solver
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -22,20 +21,19 @@ import (
 // matrices of the tetrahedral force fields and the Vec3 masses through an
 // index map computed once per pattern, in parallel and deterministically;
 // the scalar entries of the other assemblers), with the fixed DOFs as
-// identity rows. That needs every force field and mass with a stiffness on
-// an independent state, no interaction force field and, when b ≠ 0, no
-// damping matrix (the same scope as SparseCholeskySolver).
+// identity rows. The whole system can be assembled when every force field
+// and mass with a stiffness sits on an independent state and writes its
+// matrix, no interaction force field is present and, when b ≠ 0, nothing
+// has a damping matrix (the scope of SparseCholeskySolver); this is
+// checked at every solve, since a contact model's stiffness appears only
+// with its contacts.
 //
-// Preconditioners (z = P⁻¹ r):
+// Preconditioners (z = P⁻¹ r, then the fixed components zeroed):
 //   - none: plain CG;
-//   - jacobi: the diagonal of the assembled system; when the subtree
-//     cannot be assembled, the diagonal of what can (the masses and force
-//     fields of the independent states; contributions through mappings
-//     are left out, so it is an approximation, still symmetric positive
-//     definite: entries without any get the mean of the others);
+//   - jacobi: the diagonal of the system;
 //   - blockJacobi: the inverse of each point's 3×3 diagonal block;
-//   - ic0: incomplete Cholesky IC(0) of the assembled matrix (package
-//     sparse; it shifts the diagonal when a pivot fails, Manteuffel 1980);
+//   - ic0: incomplete Cholesky IC(0) (package sparse; it shifts the
+//     diagonal when a pivot fails, Manteuffel 1980);
 //   - warp: SOFA's WarpPreconditioner — a sparse Cholesky factor of the
 //     system at a reference configuration (the first solve's, normally
 //     the rest state), applied in the frames the points have turned by
@@ -43,30 +41,36 @@ import (
 //     tetrahedral force field: z = W A₀⁻¹ Wᵀ r with Wᵢ = Rᵢ R⁰ᵢᵀ), and
 //     refactorised at the current configuration when some point has
 //     turned by more than warpThreshold since the reference (or when m,
-//     b, k, the pattern or the fixed DOFs change). Exact for rigid
-//     rotations of the reference shape; a few iterations per step while
-//     the deformation stays near the reference's.
+//     b, k or the fixed DOFs change). Exact for rigid rotations of the
+//     reference shape; a few iterations per step while the deformation
+//     stays near the reference's.
 //
-// blockJacobi, ic0 and warp need the assembled matrix (warp only when it
-// refactorises): on a subtree that cannot be assembled they are an error
-// naming the component that prevents it; none and jacobi then run matrix
-// free.
+// When the whole system cannot be assembled (masses or force fields on
+// mapped states, interaction force fields, contacts, damping matrices),
+// the products are matrix free and the preconditioners are built from
+// the part that can: the masses and force fields of the independent
+// states (jacobi replaces a diagonal entry that part leaves without mass
+// or stiffness by the mean of the others). They stay symmetric positive
+// definite and only converge more slowly; one that fails (a part with no
+// mass or stiffness at some DOF: e.g. frames whose mass is all mapped) is
+// an error suggesting jacobi. Projective constraints that mix components
+// allow only none and jacobi.
 //
 // Products (field product):
 //   - assembled: on the assembled matrix (one pass over the blocks, split
-//     over the worker pool's threads by block rows: about a third of the
-//     tetrahedral force fields' matrix-free product);
+//     over the worker pool's threads by block rows; ~0.01 µs per
+//     tetrahedron, a fifth of the tetrahedral force fields' matrix-free
+//     product); an error when the whole system cannot be assembled;
 //   - matrixFree: one Ops.ComputeDf traversal per iteration, as
 //     CGLinearSolver (any scene);
-//   - auto (default): assembled whenever the matrix is assembled anyway
-//     in that solve (jacobi, blockJacobi, ic0, and warp's refactorising
-//     solves), and otherwise when the subtree can be assembled and the
+//   - auto (default): assembled whenever the whole system can be
+//     assembled and either the preconditioner needs it in that solve
+//     (jacobi, blockJacobi, ic0, and warp's refactorising solves) or the
 //     previous solve took at least 30 iterations (assembling the 9,984
-//     tetrahedra costs about 20 matrix-free products, and each assembled
-//     product saves two thirds of one, so it pays off beyond ~30
-//     iterations); matrix free when the subtree cannot be assembled. The
-//     choice depends only on iteration counts, never on timings, so runs
-//     are reproducible.
+//     tetrahedra of the benchmark beam costs about 20 matrix-free
+//     products and each assembled product saves four fifths of one);
+//     matrix free otherwise. The choice depends on iteration counts only,
+//     never on timings, so runs are reproducible.
 //
 // The iteration starts from x = 0 and stops when the residual
 // |rhs − A x| ≤ tolerance·|P rhs| (checked on the recomputed residual, not
@@ -112,6 +116,9 @@ type PCGLinearSolver struct {
 	lastIters int  // its iterations
 	last      graph.LinearStats
 	lastMode  string
+	// lastPartial: the preconditioner of the last solve came from the part
+	// of the system that can be assembled (products matrix free).
+	lastPartial bool
 }
 
 func init() {
@@ -163,6 +170,11 @@ func (c *PCGLinearSolver) LastProduct() string { return c.lastMode }
 // DOFs as identity rows, in the solver's own storage.
 func (c *PCGLinearSolver) SystemMatrix() *sparse.BSR3 { return c.a }
 
+// LastPartial reports whether the preconditioner of the most recent Solve
+// was built from the part of the system that can be assembled (the whole
+// system could not be; products were matrix free).
+func (c *PCGLinearSolver) LastPartial() bool { return c.lastPartial }
+
 // Refactorisations returns how many times the warp preconditioner has
 // factorised its reference system.
 func (c *PCGLinearSolver) Refactorisations() int { return c.warp.refactors }
@@ -172,18 +184,6 @@ func (c *PCGLinearSolver) Refactorisations() int { return c.warp.refactors }
 func (c *PCGLinearSolver) SetWorkers(n int) {
 	c.runner.Workers = n
 	c.sys.runner.Workers = n
-}
-
-// needsMatrix reports whether the preconditioner needs the assembled
-// matrix in this solve (warp: when it refactorises).
-func (c *PCGLinearSolver) needsMatrix(refactor bool) bool {
-	switch c.Preconditioner {
-	case "blockJacobi", "ic0":
-		return true
-	case "warp":
-		return refactor
-	}
-	return false
 }
 
 // Solve implements graph.LinearSolver.
@@ -204,25 +204,32 @@ func (c *PCGLinearSolver) Solve(ops *graph.Ops, x, rhs graph.VecID, m, b, k floa
 		c.mulBody = func(lo, hi int) { c.a.MulVecRows(c.mulY, c.mulX, lo, hi) }
 	}
 
-	// Can the subtree be assembled (strictly: the whole system)?
-	var whyNot error
-	if err := sys.check(ops, b != 0); err != nil {
-		whyNot = err
-	} else if err := sys.findFixed(ops); err != nil {
-		whyNot = err
+	// Can the whole system be assembled now (checked at every solve:
+	// contact stiffnesses come and go)?
+	whyNot := sys.check(ops, b != 0)
+	fixErr := sys.findFixed(ops)
+	c.general = fixErr != nil
+	if whyNot == nil {
+		whyNot = fixErr
 	}
-	c.general = errors.Is(whyNot, errGeneralProjector)
-	if whyNot == nil && c.Preconditioner == "warp" && c.prov == nil {
-		prov, err := warpProviders(sys)
-		if err != nil {
-			return c.last, c.Wrap(err)
-		}
-		c.prov = prov
+	strict := whyNot == nil
+	if c.Product == "assembled" && !strict {
+		return c.last, c.Wrap(fmt.Errorf("product = \"assembled\" needs the whole system assembled, which this subtree cannot give now: %v; use product = \"auto\" or \"matrixFree\"", whyNot))
+	}
+	if c.general && c.Preconditioner != "none" && c.Preconditioner != "jacobi" {
+		return c.last, c.Wrap(fmt.Errorf("preconditioner = %q works on the DOFs the projective constraints fix or leave free, and %v; use preconditioner = \"jacobi\" or \"none\"", c.Preconditioner, fixErr))
 	}
 
 	// Warp: current rotations, drift, refactorisation decision.
 	refactor := false
-	if c.Preconditioner == "warp" && whyNot == nil {
+	if c.Preconditioner == "warp" {
+		if c.prov == nil {
+			prov, err := warpProviders(sys)
+			if err != nil {
+				return c.last, c.Wrap(err)
+			}
+			c.prov = prov
+		}
 		c.warp.rotations(sys, c.prov)
 		refactor = c.warp.chol == nil || c.warp.factors != [3]float64{m, b, k} || !slices.Equal(c.warp.fixedFor, sys.fixed)
 		if !refactor {
@@ -230,52 +237,44 @@ func (c *PCGLinearSolver) Solve(ops *graph.Ops, x, rhs graph.VecID, m, b, k floa
 		}
 	}
 
-	// Assemble?
-	needA := c.needsMatrix(refactor) || (c.Preconditioner == "jacobi" && whyNot == nil)
+	// The matrix: the whole system when it can be assembled and is worth
+	// it; otherwise, for a preconditioner, the part that can.
+	needPre := c.Preconditioner == "jacobi" || c.Preconditioner == "blockJacobi" || c.Preconditioner == "ic0" || refactor
+	partial := false
 	switch {
-	case whyNot != nil && (needA || c.needsMatrix(true) || c.Product == "assembled"):
-		return c.last, c.Wrap(fmt.Errorf("PCGLinearSolver with preconditioner = %q and product = %q needs the assembled system, which this subtree cannot give: %v; use preconditioner = \"jacobi\" or \"none\" with product = \"auto\" or \"matrixFree\"",
-			c.Preconditioner, c.Product, whyNot))
-	case whyNot == nil:
-		assemble := needA || c.Product == "assembled" ||
-			(c.Product == "auto" && (!c.solved || c.lastIters >= autoAssembleIterations))
-		if assemble {
-			A, err := sys.assemble(ops, m, b, k)
-			if err != nil {
-				return c.last, c.Wrap(fmt.Errorf("assembly: %w", err))
-			}
-			c.a = A
+	case strict && (needPre || c.Product == "assembled" || (c.Product == "auto" && (!c.solved || c.lastIters >= autoAssembleIterations))):
+		A, err := sys.assemble(ops, m, b, k)
+		if err != nil {
+			return c.last, c.Wrap(fmt.Errorf("assembly: %w", err))
 		}
+		c.a = A
+	case needPre:
+		A, err := sys.assemblePartial(ops, m, k, !c.general)
+		if err != nil {
+			return c.last, c.Wrap(fmt.Errorf("assembly of the preconditioner's matrix: %w", err))
+		}
+		c.a, partial = A, true
 	}
-	c.assembled = c.a != nil && c.Product != "matrixFree"
-	if c.Product == "assembled" && !c.assembled {
-		return c.last, c.Wrap(fmt.Errorf("product = \"assembled\": the system was not assembled"))
-	}
+	c.assembled = c.a != nil && !partial && c.Product != "matrixFree"
 	c.lastMode = "matrixFree"
 	if c.assembled {
 		c.lastMode = "assembled"
 	}
+	c.lastPartial = partial
 
 	// Preconditioner.
 	var pre interface{ apply(z, r []float64) }
+	var err error
 	switch c.Preconditioner {
 	case "jacobi":
-		if c.a != nil {
-			if err := c.jac.setFromBSR(c.a); err != nil {
-				return c.last, c.Wrap(err)
-			}
+		if partial {
+			c.jac.setApproximate(c.a)
 		} else {
-			A, err := sys.assemblePartial(ops, m, k)
-			if err != nil {
-				return c.last, c.Wrap(fmt.Errorf("jacobi preconditioner: %w", err))
-			}
-			c.jac.setApproximate(A)
+			err = c.jac.setFromBSR(c.a)
 		}
 		pre = &c.jac
 	case "blockJacobi":
-		if err := c.bjac.set(c.a); err != nil {
-			return c.last, c.Wrap(err)
-		}
+		err = c.bjac.set(c.a)
 		pre = &c.bjac
 	case "ic0":
 		if c.icFor != c.a || c.icCSR == nil || len(c.icCSR.Val) != len(c.a.Val) {
@@ -283,20 +282,23 @@ func (c *PCGLinearSolver) Solve(ops *graph.Ops, x, rhs graph.VecID, m, b, k floa
 		} else {
 			c.a.CopyToCSR(c.icCSR)
 		}
-		ic, err := sparse.NewIncompleteCholesky(c.icCSR)
-		if err != nil {
-			return c.last, c.Wrap(fmt.Errorf("ic0 preconditioner: %w", err))
+		var ic *sparse.IncompleteCholesky
+		if ic, err = sparse.NewIncompleteCholesky(c.icCSR); err == nil {
+			c.ic = ic
+			pre = icPrecond{ic}
 		}
-		c.ic = ic
-		pre = icPrecond{ic}
 	case "warp":
 		if refactor {
-			if err := c.warp.factor(c.a, m, b, k, sys.fixed); err != nil {
-				return c.last, c.Wrap(err)
-			}
+			err = c.warp.factor(c.a, m, b, k, sys.fixed)
 		}
 		c.warp.drift = c.warp.maxDrift()
 		pre = &c.warp
+	}
+	if err != nil {
+		if partial {
+			err = fmt.Errorf("%w (the system cannot be assembled whole: %v; the preconditioner was built from the part that can, the independent states' masses and force fields, and that part is not positive definite: use preconditioner = \"jacobi\" or \"none\")", err, whyNot)
+		}
+		return c.last, c.Wrap(err)
 	}
 
 	c.pv, c.qv = ops.AllocDeriv(), ops.AllocDeriv()

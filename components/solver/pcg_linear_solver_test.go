@@ -262,9 +262,14 @@ name = "beam"
 }
 
 // mappedMassScene has a mass on a mechanically mapped node: the system
-// cannot be assembled from the independent state's components.
-func mappedMassScene(t testing.TB, lin string) *graph.Scene {
-	return graphtest.MustLoad(t, "mapped.toml", `
+// cannot be assembled from the independent state's components; with
+// ownMass the independent state has a mass of its own.
+func mappedMassScene(t testing.TB, lin string, ownMass bool) *graph.Scene {
+	own := "  [[node.object]]\n  type = \"UniformMass\"\n  vertexMass = 1\n"
+	if !ownMass {
+		own = ""
+	}
+	return graphtest.MustLoad(t, "mapped.toml", strings.Replace(`
 dt = 0.01
 gravity = [0, -9.81, 0]
 [[node]]
@@ -279,10 +284,7 @@ name = "n"
   type = "MechanicalObject"
   name = "dofs"
   position = [[0, 0, 0], [1, 0, 0]]
-  [[node.object]]
-  type = "UniformMass"
-  vertexMass = 1
-  [[node.node]]
+OWN  [[node.node]]
   name = "child"
     [[node.node.object]]
     type = "MechanicalObject"
@@ -293,28 +295,30 @@ name = "n"
     type = "UniformMass"
     name = "extra"
     vertexMass = 2
-`)
+`, "OWN", own, 1))
 }
 
-// TestPCGCannotAssemble: on a subtree that cannot be assembled (a mass on
-// a mapped node), jacobi and none run matrix free (jacobi on the diagonal
-// of what can be assembled) and give CG's answer, while the
-// preconditioners that need the matrix and product = assembled are
-// errors naming the component and the way out.
+// TestPCGCannotAssemble: on a subtree whose system cannot be assembled
+// whole (a mass on a mapped node), every preconditioner runs with
+// matrix-free products, built from the part that can (the independent
+// state's mass), and gives CG's answer; product = assembled is an error
+// naming the component. Where that part has neither mass nor stiffness
+// (all the mass mapped), ic0 is an error suggesting jacobi, and jacobi
+// still solves (unit diagonal).
 func TestPCGCannotAssemble(t *testing.T) {
-	ref := mappedMassScene(t, tightCG)
+	ref := mappedMassScene(t, tightCG, true)
 	if err := ref.Step(); err != nil {
 		t.Fatal(err)
 	}
 	want := graphtest.Find[graph.State](t, ref, "n/dofs").Vec(graph.Velocity)
-	for _, pre := range []string{"none", "jacobi"} {
-		s := mappedMassScene(t, pcgBlock(pre, "auto", 100, 1e-12))
+	for _, pre := range preconditioners[:4] {
+		s := mappedMassScene(t, pcgBlock(pre, "auto", 100, 1e-12), true)
 		if err := s.Step(); err != nil {
 			t.Fatalf("%s: %v", pre, err)
 		}
 		lin := graphtest.Find[*solver.PCGLinearSolver](t, s, "n/lin")
-		if lin.LastProduct() != "matrixFree" {
-			t.Errorf("%s: %s products, want matrixFree", pre, lin.LastProduct())
+		if lin.LastProduct() != "matrixFree" || lin.LastPartial() != (pre != "none") {
+			t.Errorf("%s: %s products, partial preconditioner %v; want matrixFree and %v", pre, lin.LastProduct(), lin.LastPartial(), pre != "none")
 		}
 		got := graphtest.Find[graph.State](t, s, "n/dofs").Vec(graph.Velocity)
 		// The system is (1 + 2)·I: the solutions agree to the
@@ -323,11 +327,65 @@ func TestPCGCannotAssemble(t *testing.T) {
 			t.Errorf("%s: velocities differ from CG's by %.3g", pre, e)
 		}
 	}
-	for _, c := range []struct{ pre, product string }{{"ic0", "auto"}, {"blockJacobi", "auto"}, {"warp", "auto"}, {"jacobi", "assembled"}} {
-		s := mappedMassScene(t, pcgBlock(c.pre, c.product, 100, 1e-12))
-		err := s.Step()
-		if err == nil || !strings.Contains(err.Error(), "n/child/extra") || !strings.Contains(err.Error(), "jacobi") {
-			t.Errorf("%s/%s: got error %v, want one naming n/child/extra and suggesting jacobi", c.pre, c.product, err)
+	s := mappedMassScene(t, pcgBlock("jacobi", "assembled", 100, 1e-12), true)
+	if err := s.Step(); err == nil || !strings.Contains(err.Error(), "n/child/extra") || !strings.Contains(err.Error(), "auto") {
+		t.Errorf("product = assembled: got error %v, want one naming n/child/extra and suggesting auto", err)
+	}
+	// No mass on the independent state.
+	s = mappedMassScene(t, pcgBlock("ic0", "auto", 100, 1e-12), false)
+	if err := s.Step(); err == nil || !strings.Contains(err.Error(), "jacobi") {
+		t.Errorf("ic0 without any assemblable mass: got error %v, want one suggesting jacobi", err)
+	}
+	s = mappedMassScene(t, pcgBlock("jacobi", "auto", 100, 1e-12), false)
+	if err := s.Step(); err != nil {
+		t.Errorf("jacobi without any assemblable mass: %v", err)
+	}
+}
+
+// TestAssemblyRecheckedEachSolve: a force field that writes no matrix and
+// whose stiffness appears during the run (as a contact model's does with
+// its contacts) must not be left out of the assembled system: after it
+// switches on, SparseCholeskySolver stops with an error naming it, and
+// PCGLinearSolver continues with matrix-free products (the preconditioner
+// from the part that can be assembled) and CG's answer.
+func TestAssemblyRecheckedEachSolve(t *testing.T) {
+	withSpring := func(lin string) *graph.Scene {
+		return graphtest.MustLoad(t, "late.toml", strings.Replace(cantileverText(implicitEuler, lin), "[[node.node]]", `[[node.object]]
+  type = "TestSpring"
+  name = "late"
+  stiffness = 0
+  [[node.node]]`, 1))
+	}
+	run := func(lin string) (*graph.Scene, error) {
+		s := withSpring(lin)
+		if err := s.Step(); err != nil {
+			t.Fatalf("%s, step 1 (spring off): %v", lin, err)
+		}
+		graphtest.Find[*testSpring](t, s, "beam/late").K = 500
+		return s, s.Step()
+	}
+	if _, err := run(sparseCholesky); err == nil || !strings.Contains(err.Error(), "beam/late") {
+		t.Errorf("SparseCholeskySolver after the spring switched on: got error %v, want one naming beam/late", err)
+	}
+	ref, err := run(tightCG)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := graphtest.Find[graph.State](t, ref, "beam/dofs").Vec(graph.Velocity)
+	for _, pre := range []string{"ic0", "warp"} {
+		s, err := run(pcgBlock(pre, "auto", 5000, 1e-10))
+		if err != nil {
+			t.Fatalf("%s: %v", pre, err)
+		}
+		lin := graphtest.Find[*solver.PCGLinearSolver](t, s, "beam/lin")
+		if lin.LastProduct() != "matrixFree" {
+			t.Errorf("%s: %s products after the spring switched on, want matrixFree", pre, lin.LastProduct())
+		}
+		got := graphtest.Find[graph.State](t, s, "beam/dofs").Vec(graph.Velocity)
+		// Tolerance 1e-10 on a system of κ ≲ 10⁴ (as in
+		// TestPCGMatchesSparseCholesky).
+		if e := relMaxDiff(got, want); e > 1e-6 {
+			t.Errorf("%s: velocities differ from CG's by %.3g", pre, e)
 		}
 	}
 }

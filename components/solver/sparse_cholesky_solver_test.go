@@ -17,7 +17,12 @@ import (
 // block ode and the linear solver block lin.
 func cantileverScene(t testing.TB, ode, lin string) *graph.Scene {
 	t.Helper()
-	return graphtest.MustLoad(t, "cantilever.toml", fmt.Sprintf(`
+	return graphtest.MustLoad(t, "cantilever.toml", cantileverText(ode, lin))
+}
+
+// cantileverText is cantileverScene's scene text.
+func cantileverText(ode, lin string) string {
+	return fmt.Sprintf(`
 dt = 0.01
 gravity = [0, -9.81, 0]
 [[node]]
@@ -57,7 +62,7 @@ name = "beam"
     [[node.node.object]]
     type = "IdentityMapping"
     isMechanical = false
-`, ode, lin))
+`, ode, lin)
 }
 
 const (
