@@ -93,3 +93,27 @@ func BenchmarkTetrahedronFEMMethods10k(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkTetrahedronFEMKBlocks10k is one computation of the element
+// stiffness matrices (KBlocks: 16 blocks of 3×3 per tetrahedron, closed
+// form) of the 10k-tet beam, per method and tangent, on one worker — the
+// element part of an assembly (SparseCholeskySolver, PCGLinearSolver).
+func BenchmarkTetrahedronFEMKBlocks10k(b *testing.B) {
+	for _, method := range allMethods {
+		for _, tangent := range []string{"exact", "warped"} {
+			if method == "small" && tangent == "warped" {
+				continue
+			}
+			b.Run(method+"/"+tangent, func(b *testing.B) {
+				fb := newFEMBench(b, method, tangent, 1)
+				vals := make([]float64, 144*fb.s.ff.NumElements())
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					fb.s.ff.KBlocks(vals, 1)
+				}
+				fb.report(b)
+			})
+		}
+	}
+}
