@@ -145,6 +145,27 @@ type ProjectiveConstraint interface {
 	ProjectVelocity(v []float64, t float64)
 }
 
+// InteractionConstraint is a projective constraint between DOFs of several
+// independent states under one solver (AttachConstraint: points of two
+// objects moving together). Its ProjectResponse must be an orthogonal
+// projector on the vectors of its states taken together (symmetric and
+// idempotent), so that conjugate gradients on the projected system stay
+// valid. Ops applies it after the per-state projective constraints of its
+// states, with which it must commute (acting only on DOFs they leave
+// free, or treat alike).
+type InteractionConstraint interface {
+	Object
+	States() []State
+	// ProjectResponse projects derivative vectors, one per state.
+	ProjectResponse(dx [][]float64)
+	// ProjectPosition puts the constrained coordinates back on the
+	// constraint at time t (Ops.Integrate also calls it after every move
+	// of the positions, with the scene's current time).
+	ProjectPosition(x [][]float64, t float64)
+	// ProjectVelocity projects the velocities at time t.
+	ProjectVelocity(v [][]float64, t float64)
+}
+
 // ODESolver advances the subtree below its node by dt using only the
 // mechanical operations of Ops.
 type ODESolver interface {

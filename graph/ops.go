@@ -30,6 +30,10 @@ type Ops struct {
 	// visual nodes: non-mechanical mappings, in tree order.
 	visual       []*Node
 	interactions []InteractionForceField
+	// interaction constraints (between independent states), and scratch
+	// slices of their states' vectors.
+	iconstraints []InteractionConstraint
+	icVecs       [][][]float64
 
 	scene     *Scene
 	freeIDs   []VecID // local id free list when there is no scene
@@ -63,6 +67,9 @@ func NewOps(root *Node) (*Ops, error) {
 			if ia, ok := obj.(InteractionForceField); ok {
 				o.interactions = append(o.interactions, ia)
 			}
+			if ic, ok := obj.(InteractionConstraint); ok {
+				o.iconstraints = append(o.iconstraints, ic)
+			}
 		}
 		st := n.State()
 		switch {
@@ -91,6 +98,21 @@ func NewOps(root *Node) (*Ops, error) {
 				return nil, ia.Base().Errorf("interaction acts on state %q outside the subtree of node %q", s.Base().Path(), displayPath(root))
 			}
 		}
+	}
+	isIndependent := map[State]bool{}
+	for _, s := range o.independent {
+		isIndependent[s] = true
+	}
+	for _, ic := range o.iconstraints {
+		for _, s := range ic.States() {
+			switch {
+			case !inTree[s]:
+				return nil, ic.Base().Errorf("constraint acts on state %q outside the subtree of node %q: the states it joins must be integrated by one solver", s.Base().Path(), displayPath(root))
+			case !isIndependent[s]:
+				return nil, ic.Base().Errorf("constraint acts on state %q, which a mapping computes: a projective constraint must act on independent states (join the states the mappings come from, or use a spring, SpringForceField)", s.Base().Path())
+			}
+		}
+		o.icVecs = append(o.icVecs, make([][]float64, len(ic.States())))
 	}
 	return o, nil
 }
@@ -206,10 +228,20 @@ func (o *Ops) Dot(a, b VecID) float64 {
 func (o *Ops) Norm(v VecID) float64 { return math.Sqrt(o.Dot(v, v)) }
 
 // Integrate moves the coordinates x along the derivative v: x ← x ⊕ h·v,
-// through each state's template (quaternion exponential for Rigid3).
+// through each state's template (quaternion exponential for Rigid3). When
+// x is Position, the interaction constraints (InteractionConstraint) then
+// put the positions back on themselves: a move along a projected
+// derivative satisfies a nonlinear attachment (points riding on a rotating
+// frame) only to first order, and Newton's iterates must not drift off it.
 func (o *Ops) Integrate(x, v VecID, h float64) {
 	for _, s := range o.independent {
 		s.Template().Integrate(s.Vec(x), s.Vec(v), h)
+	}
+	if x == Position {
+		t := o.Time()
+		for j, c := range o.iconstraints {
+			c.ProjectPosition(o.icVectors(j, Position), t)
+		}
 	}
 }
 
@@ -350,13 +382,27 @@ func (o *Ops) ComputeDf(df, dx VecID, m, b, k float64) {
 }
 
 // Project applies the projective constraints of every independent state to
-// the derivative vector v (zeroing constrained components).
+// the derivative vector v (zeroing constrained components), then the
+// interaction constraints between states (InteractionConstraint).
 func (o *Ops) Project(v VecID) {
 	for i, s := range o.independent {
 		for _, c := range o.constraints[i] {
 			c.ProjectResponse(s.Vec(v))
 		}
 	}
+	for j, c := range o.iconstraints {
+		c.ProjectResponse(o.icVectors(j, v))
+	}
+}
+
+// icVectors returns the vectors id of the states of interaction
+// constraint j (a reused scratch slice).
+func (o *Ops) icVectors(j int, id VecID) [][]float64 {
+	vs := o.icVecs[j]
+	for k, s := range o.iconstraints[j].States() {
+		vs[k] = s.Vec(id)
+	}
+	return vs
 }
 
 // ProjectPositions and ProjectVelocities impose prescribed coordinates and
@@ -367,6 +413,9 @@ func (o *Ops) ProjectPositions(t float64) {
 			c.ProjectPosition(s.Vec(Position), t)
 		}
 	}
+	for j, c := range o.iconstraints {
+		c.ProjectPosition(o.icVectors(j, Position), t)
+	}
 }
 
 // ProjectVelocities imposes prescribed velocities at time t.
@@ -375,6 +424,9 @@ func (o *Ops) ProjectVelocities(t float64) {
 		for _, c := range o.constraints[i] {
 			c.ProjectVelocity(s.Vec(Velocity), t)
 		}
+	}
+	for j, c := range o.iconstraints {
+		c.ProjectVelocity(o.icVectors(j, Velocity), t)
 	}
 }
 

@@ -87,7 +87,7 @@ func kindOf(o Object) Kind {
 		return KindMass
 	case ForceField, InteractionForceField:
 		return KindForceField
-	case ProjectiveConstraint:
+	case ProjectiveConstraint, InteractionConstraint:
 		return KindConstraint
 	case CollisionPipeline:
 		return KindCollision
@@ -164,6 +164,14 @@ func (s *Scene) Init() error {
 	for _, n := range s.all.mapped {
 		if !covered[n] {
 			s.orphans = append(s.orphans, n)
+		}
+	}
+	// An interaction constraint outside every solver's subtree would never
+	// be applied (a scene without solvers, built to evaluate forces, has
+	// nothing to apply it).
+	for _, ic := range s.all.iconstraints {
+		if n := ic.Base().Node; len(s.solvers) > 0 && (n == nil || !covered[n]) {
+			return ic.Base().Errorf("no ODE solver integrates this constraint's node: put it in the node of the solver that integrates all its states (or below it)")
 		}
 	}
 	s.all.PropagatePositions()

@@ -112,6 +112,7 @@ var sofaNames = []SOFAName{
 	{Name: "FixedProjectiveConstraint", Status: SOFAEquivalent, Use: "FixedConstraint", Note: "SOFA's newer name for the same projection"},
 	{Name: "PartialFixedProjectiveConstraint", Status: SOFAEquivalent, Use: "PartialFixedConstraint", Note: "SOFA's newer name for the same projection"},
 	{Name: "LinearMovementProjectiveConstraint", Status: SOFAEquivalent, Use: "LinearMovementConstraint", Note: "SOFA's newer name for the same prescribed motion"},
+	{Name: "AttachProjectiveConstraint", Status: SOFAEquivalent, Use: "AttachConstraint", Note: "SOFA's newer name for the same projective attachment (always two-way here)"},
 	{Name: "LinearForceField", Status: SOFAEquivalent, Use: "ConstantForceField", Note: "ConstantForceField takes keyTimes and keyFactors: its forces follow a piecewise-linear time profile"},
 	{Name: "TrianglePressureForceField", Status: SOFAEquivalent, Use: "SurfaceTractionForceField", Note: "a traction vector on selected surface triangles, as consistent nodal loads (SurfacePressureForceField for a pressure along the normals)"},
 	{Name: "QuadPressureForceField", Status: SOFAEquivalent, Use: "SurfaceTractionForceField", Note: "surfaces are triangles here: a traction vector on selected boundary triangles, as consistent nodal loads"},
