@@ -242,6 +242,53 @@ type Topology interface {
 	Triangles() [][3]int
 }
 
+// HexahedronTopology is a topology that also serves hexahedra: trilinear
+// 8-node bricks. Corners follow VTK's and Gmsh's order: 0–3 the bottom face
+// and 4–7 the top face, each counter-clockwise seen from the top (corner
+// 4+i above corner i); on a unit cube 0..7 are (0,0,0), (1,0,0), (1,1,0),
+// (0,1,0), (0,0,1), (1,0,1), (1,1,1), (0,1,1). Hexahedra are positively
+// oriented: the trilinear map from that reference cube has a positive
+// Jacobian. A topology serving hexahedra need not serve tetrahedra
+// (RegularGridTopology with elements = "hexahedra" serves none, so a
+// tetrahedral force field cannot silently run on another discretisation);
+// its Triangles are then the boundary quadrilaterals split in two,
+// oriented outwards.
+type HexahedronTopology interface {
+	Topology
+	Hexahedra() [][8]int
+}
+
+// Polyhedron is a convex polyhedral cell: its faces, each a list of
+// vertex indices in counter-clockwise order seen from outside (so the
+// right-hand normal points out), every vertex of a face on one plane.
+type Polyhedron struct {
+	Faces [][]int
+}
+
+// PolyhedronTopology is a topology that serves convex polyhedra (every
+// cell given by its faces). As for hexahedra, it need not serve
+// tetrahedra; its Triangles are the boundary faces, fan-triangulated.
+type PolyhedronTopology interface {
+	Topology
+	Polyhedra() []Polyhedron
+}
+
+// HexahedraOf returns the hexahedra of t, or nil when t serves none.
+func HexahedraOf(t Topology) [][8]int {
+	if h, ok := t.(HexahedronTopology); ok {
+		return h.Hexahedra()
+	}
+	return nil
+}
+
+// PolyhedraOf returns the polyhedra of t, or nil when t serves none.
+func PolyhedraOf(t Topology) []Polyhedron {
+	if p, ok := t.(PolyhedronTopology); ok {
+		return p.Polyhedra()
+	}
+	return nil
+}
+
 // Behavior runs at the beginning of every step, before the solvers
 // (scripted loads, prescribed motion, run-time topology changes).
 type Behavior interface {

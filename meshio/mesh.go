@@ -4,9 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/sofago/sofago/geom"
 )
 
-// Mesh is a tetrahedral and/or triangle mesh with 0-based vertex indices.
+// Mesh is a tetrahedral, hexahedral and/or triangle mesh with 0-based
+// vertex indices.
 type Mesh struct {
 	// Name is a label for messages (e.g. the file it came from); it may be empty.
 	Name string
@@ -15,6 +18,11 @@ type Mesh struct {
 	// Tetrahedra are 4 vertex indices each. A positive tetrahedron
 	// (a, b, c, d) has det[b−a, c−a, d−a] > 0.
 	Tetrahedra [][4]int
+	// Hexahedra are trilinear 8-node bricks in VTK's and Gmsh's corner
+	// order (the same in both): 0–3 the bottom face, 4–7 the top face,
+	// counter-clockwise seen from the top, corner 4+i above corner i. A
+	// positive hexahedron has a positive volume (geom.HexVolume).
+	Hexahedra [][8]int
 	// Triangles are 3 vertex indices each (surface facets: a surface mesh's
 	// triangles, or boundary faces stored in a volume-mesh file).
 	Triangles [][3]int
@@ -41,6 +49,11 @@ func (m *Mesh) Validate() error {
 	for e, t := range m.Tetrahedra {
 		if err := checkCell(t[:], n); err != nil {
 			return fmt.Errorf("tetrahedron %d %v: %w", e, t, err)
+		}
+	}
+	for e, h := range m.Hexahedra {
+		if err := checkCell(h[:], n); err != nil {
+			return fmt.Errorf("hexahedron %d %v: %w", e, h, err)
 		}
 	}
 	for e, t := range m.Triangles {
@@ -93,6 +106,26 @@ func (m *Mesh) Orient() (flipped int) {
 		if m.TetVolume(e) < 0 {
 			t := &m.Tetrahedra[e]
 			t[2], t[3] = t[3], t[2]
+			flipped++
+		}
+	}
+	return flipped
+}
+
+// HexVolume returns the signed volume of hexahedron e (geom.HexVolume).
+func (m *Mesh) HexVolume(e int) float64 { return geom.HexVolume(m.Points, m.Hexahedra[e]) }
+
+// OrientHexahedra makes every hexahedron positively oriented: one of
+// negative volume (its corners listed clockwise, or mirrored by a
+// transform) is reflected by swapping corners 1 ↔ 3 and 5 ↔ 7, which
+// keeps corner 0 and the bottom/top pairing. It returns the number
+// flipped. The mesh must be valid (Validate).
+func (m *Mesh) OrientHexahedra() (flipped int) {
+	for e := range m.Hexahedra {
+		if m.HexVolume(e) < 0 {
+			h := &m.Hexahedra[e]
+			h[1], h[3] = h[3], h[1]
+			h[5], h[7] = h[7], h[5]
 			flipped++
 		}
 	}

@@ -38,6 +38,14 @@ func sameMesh(got, want *Mesh) error {
 			return fmt.Errorf("tetrahedron %d = %v, want %v", e, got.Tetrahedra[e], want.Tetrahedra[e])
 		}
 	}
+	if len(got.Hexahedra) != len(want.Hexahedra) {
+		return fmt.Errorf("%d hexahedra, want %d", len(got.Hexahedra), len(want.Hexahedra))
+	}
+	for e := range got.Hexahedra {
+		if got.Hexahedra[e] != want.Hexahedra[e] {
+			return fmt.Errorf("hexahedron %d = %v, want %v", e, got.Hexahedra[e], want.Hexahedra[e])
+		}
+	}
 	if len(got.Triangles) != len(want.Triangles) {
 		return fmt.Errorf("%d triangles, want %d", len(got.Triangles), len(want.Triangles))
 	}

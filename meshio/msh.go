@@ -11,10 +11,11 @@ import (
 // ASCII versions 2.x (2.0–2.2, one flat node list and one flat element list)
 // and 4.1 (nodes and elements grouped in entity blocks). Node tags need not
 // be contiguous or sorted; they are mapped to 0-based indices in file order.
-// Linear tetrahedra (type 4) and triangles (type 2) are read; points and
+// Linear tetrahedra (type 4), 8-node hexahedra (type 5, Gmsh's corner
+// order, which is VTK's) and triangles (type 2) are read; points and
 // lines (of any order) are skipped, since they carry no volume or surface;
-// every other 2-D or 3-D element (quadrangles, hexahedra, prisms, pyramids,
-// second-order tetrahedra, ...) is an error rather than a silent loss of
+// every other 2-D or 3-D element (quadrangles, prisms, pyramids,
+// second-order elements, ...) is an error rather than a silent loss of
 // part of the body. Sections other than $MeshFormat, $Nodes and $Elements
 // ($PhysicalNames, $Entities, $NodeData, ...) are skipped.
 
@@ -44,6 +45,7 @@ var gmshTypes = map[int]gmshElement{
 const (
 	gmshTriangle    = 2
 	gmshTetrahedron = 4
+	gmshHexahedron  = 5
 )
 
 // ReadMSH reads a Gmsh ASCII .msh file (version 2.x or 4.1).
@@ -349,7 +351,7 @@ func (r *mshReader) nodes4() error {
 
 // addElement records one element of Gmsh type typ with node tags nodes.
 func (r *mshReader) addElement(typ int, nodes []int) error {
-	var idx [4]int
+	var idx [8]int
 	for i, tag := range nodes {
 		k, ok := r.index[tag]
 		if !ok {
@@ -364,25 +366,28 @@ func (r *mshReader) addElement(typ int, nodes []int) error {
 	case gmshTriangle:
 		r.mesh.Triangles = append(r.mesh.Triangles, [3]int{idx[0], idx[1], idx[2]})
 	case gmshTetrahedron:
-		r.mesh.Tetrahedra = append(r.mesh.Tetrahedra, idx)
+		r.mesh.Tetrahedra = append(r.mesh.Tetrahedra, [4]int(idx[:4]))
+	case gmshHexahedron:
+		r.mesh.Hexahedra = append(r.mesh.Hexahedra, idx)
 	}
 	return nil
 }
 
 // elementType looks up a Gmsh element type and says whether it is read
-// (triangle, tetrahedron), skipped (points, lines) or an error.
+// (triangle, tetrahedron, hexahedron), skipped (points, lines) or an
+// error.
 func (r *mshReader) elementType(typ int) (e gmshElement, keep bool, err error) {
 	e, known := gmshTypes[typ]
 	if !known {
 		return e, false, r.errorf("unknown Gmsh element type %d", typ)
 	}
 	switch {
-	case typ == gmshTriangle || typ == gmshTetrahedron:
+	case typ == gmshTriangle || typ == gmshTetrahedron || typ == gmshHexahedron:
 		return e, true, nil
 	case e.dim <= 1:
 		return e, false, nil
 	}
-	return e, false, r.unsupportedf("element type %d (%s) not supported: only linear tetrahedra (4) and triangles (2) are read; mesh with linear tetrahedra", typ, e.name)
+	return e, false, r.unsupportedf("element type %d (%s) not supported: only linear tetrahedra (4), 8-node hexahedra (5) and triangles (2) are read; mesh with linear tetrahedra or hexahedra", typ, e.name)
 }
 
 // elements2 reads a version 2 $Elements section: a count, then
@@ -499,9 +504,10 @@ func WriteMSH(path string, m *Mesh, version string) error {
 }
 
 // EncodeMSH writes m in Gmsh ASCII format "2.2" or "4.1". Nodes are tagged
-// 1..n in order; triangles come before tetrahedra (Gmsh orders elements by
-// dimension), each kind in its own order. Version 4.1 puts every node and
-// tetrahedron in volume entity 1 and the triangles in surface entity 1.
+// 1..n in order; triangles come before tetrahedra and hexahedra (Gmsh
+// orders elements by dimension), each kind in its own order. Version 4.1
+// puts every node, tetrahedron and hexahedron in volume entity 1 and the
+// triangles in surface entity 1.
 func EncodeMSH(w io.Writer, m *Mesh, version string) error {
 	if version != "2.2" && version != "4.1" {
 		return unsupportedf("Gmsh version %q: write 2.2 or 4.1", version)
@@ -517,7 +523,7 @@ func EncodeMSH(w io.Writer, m *Mesh, version string) error {
 		for i := 0; i < n; i++ {
 			bw.printf("%d %s %s %s\n", i+1, formatFloat(m.Points[3*i]), formatFloat(m.Points[3*i+1]), formatFloat(m.Points[3*i+2]))
 		}
-		bw.printf("$EndNodes\n$Elements\n%d\n", len(m.Triangles)+len(m.Tetrahedra))
+		bw.printf("$EndNodes\n$Elements\n%d\n", len(m.Triangles)+len(m.Tetrahedra)+len(m.Hexahedra))
 		id := 0
 		for _, t := range m.Triangles {
 			id++
@@ -527,6 +533,10 @@ func EncodeMSH(w io.Writer, m *Mesh, version string) error {
 			id++
 			bw.printf("%d 4 2 0 1 %d %d %d %d\n", id, t[0]+1, t[1]+1, t[2]+1, t[3]+1)
 		}
+		for _, h := range m.Hexahedra {
+			id++
+			bw.printf("%d 5 2 0 1 %d %d %d %d %d %d %d %d\n", id, h[0]+1, h[1]+1, h[2]+1, h[3]+1, h[4]+1, h[5]+1, h[6]+1, h[7]+1)
+		}
 		bw.printf("$EndElements\n")
 		return bw.flush()
 	}
@@ -535,7 +545,7 @@ func EncodeMSH(w io.Writer, m *Mesh, version string) error {
 	lo, hi := bounds(m.Points)
 	box := fmt.Sprintf("%s %s %s %s %s %s", formatFloat(lo[0]), formatFloat(lo[1]), formatFloat(lo[2]),
 		formatFloat(hi[0]), formatFloat(hi[1]), formatFloat(hi[2]))
-	hasSurf, hasVol := len(m.Triangles) > 0, len(m.Tetrahedra) > 0 || len(m.Triangles) == 0
+	hasSurf, hasVol := len(m.Triangles) > 0, len(m.Tetrahedra) > 0 || len(m.Hexahedra) > 0 || len(m.Triangles) == 0
 	bw.printf("$Entities\n0 0 %d %d\n", b2i(hasSurf), b2i(hasVol))
 	if hasSurf {
 		bw.printf("1 %s 0 0\n", box)
@@ -564,8 +574,8 @@ func EncodeMSH(w io.Writer, m *Mesh, version string) error {
 		bw.printf("$Nodes\n0 0 0 0\n")
 	}
 	bw.printf("$EndNodes\n")
-	ne := len(m.Triangles) + len(m.Tetrahedra)
-	nb := b2i(len(m.Triangles) > 0) + b2i(len(m.Tetrahedra) > 0)
+	ne := len(m.Triangles) + len(m.Tetrahedra) + len(m.Hexahedra)
+	nb := b2i(len(m.Triangles) > 0) + b2i(len(m.Tetrahedra) > 0) + b2i(len(m.Hexahedra) > 0)
 	if ne > 0 {
 		bw.printf("$Elements\n%d %d 1 %d\n", nb, ne, ne)
 	} else {
@@ -584,6 +594,13 @@ func EncodeMSH(w io.Writer, m *Mesh, version string) error {
 		for _, t := range m.Tetrahedra {
 			id++
 			bw.printf("%d %d %d %d %d\n", id, t[0]+1, t[1]+1, t[2]+1, t[3]+1)
+		}
+	}
+	if len(m.Hexahedra) > 0 {
+		bw.printf("3 1 5 %d\n", len(m.Hexahedra))
+		for _, h := range m.Hexahedra {
+			id++
+			bw.printf("%d %d %d %d %d %d %d %d %d\n", id, h[0]+1, h[1]+1, h[2]+1, h[3]+1, h[4]+1, h[5]+1, h[6]+1, h[7]+1)
 		}
 	}
 	bw.printf("$EndElements\n")

@@ -10,8 +10,8 @@ import (
 // ASCII, DATASET UNSTRUCTURED_GRID: POINTS, then CELLS in either the classic
 // layout ("CELLS n size", each cell "k i0 ... ik-1") or the VTK 5.1 layout
 // ("CELLS nOffsets nConnectivity", then OFFSETS and CONNECTIVITY arrays),
-// then CELL_TYPES. Cell type 10 (VTK_TETRA) becomes a tetrahedron and 5
-// (VTK_TRIANGLE) a triangle; vertices and lines (types 1–4) are skipped;
+// then CELL_TYPES. Cell type 10 (VTK_TETRA) becomes a tetrahedron, 12
+// (VTK_HEXAHEDRON) a hexahedron and 5 (VTK_TRIANGLE) a triangle; vertices and lines (types 1–4) are skipped;
 // any other cell type is an error. Keywords are case-insensitive, numbers
 // may wrap lines freely; METADATA and FIELD blocks are skipped, and
 // everything from POINT_DATA or CELL_DATA on is ignored.
@@ -24,6 +24,7 @@ const (
 	vtkPolyLine   = 4
 	vtkTriangle   = 5
 	vtkTetra      = 10
+	vtkHexahedron = 12
 )
 
 // ReadVTK reads a legacy ASCII VTK unstructured grid.
@@ -212,12 +213,14 @@ loop:
 		switch typ {
 		case vtkTetra:
 			want = 4
+		case vtkHexahedron:
+			want = 8
 		case vtkTriangle:
 			want = 3
 		case vtkVertex, vtkPolyVertex, vtkLine, vtkPolyLine:
 			continue
 		default:
-			return nil, &Error{File: file, Line: typeLines[c], Err: unsupportedf("cell %d: cell type %d not supported: only tetrahedra (10) and triangles (5) are read", c, typ)}
+			return nil, &Error{File: file, Line: typeLines[c], Err: unsupportedf("cell %d: cell type %d not supported: only tetrahedra (10), hexahedra (12) and triangles (5) are read", c, typ)}
 		}
 		if len(v) != want {
 			return nil, errorAt(file, cells.lines[c], "cell %d of type %d has %d points, expected %d", c, typ, len(v), want)
@@ -225,11 +228,7 @@ loop:
 		if err := checkCell(v, m.NumPoints()); err != nil {
 			return nil, errorAt(file, cells.lines[c], "cell %d: %w", c, err)
 		}
-		if want == 4 {
-			m.Tetrahedra = append(m.Tetrahedra, [4]int{v[0], v[1], v[2], v[3]})
-		} else {
-			m.Triangles = append(m.Triangles, [3]int{v[0], v[1], v[2]})
-		}
+		m.addCell(v)
 	}
 	return m, nil
 }
@@ -413,7 +412,7 @@ func vtkSkipField(t *tokenReader) error {
 }
 
 // WriteVTK writes m as a legacy ASCII VTK unstructured grid (classic CELLS
-// layout, tetrahedra then triangles), atomically.
+// layout, tetrahedra, hexahedra, then triangles), atomically.
 func WriteVTK(path string, m *Mesh) error {
 	return writeAtomic(path, func(w io.Writer) error { return EncodeVTK(w, m) })
 }
@@ -435,10 +434,13 @@ func EncodeVTK(w io.Writer, m *Mesh) error {
 	for i := 0; i < n; i++ {
 		bw.printf("%s %s %s\n", formatFloat(m.Points[3*i]), formatFloat(m.Points[3*i+1]), formatFloat(m.Points[3*i+2]))
 	}
-	nc := len(m.Tetrahedra) + len(m.Triangles)
-	bw.printf("CELLS %d %d\n", nc, 5*len(m.Tetrahedra)+4*len(m.Triangles))
+	nc := len(m.Tetrahedra) + len(m.Hexahedra) + len(m.Triangles)
+	bw.printf("CELLS %d %d\n", nc, 5*len(m.Tetrahedra)+9*len(m.Hexahedra)+4*len(m.Triangles))
 	for _, t := range m.Tetrahedra {
 		bw.printf("4 %d %d %d %d\n", t[0], t[1], t[2], t[3])
+	}
+	for _, h := range m.Hexahedra {
+		bw.printf("8 %d %d %d %d %d %d %d %d\n", h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7])
 	}
 	for _, t := range m.Triangles {
 		bw.printf("3 %d %d %d\n", t[0], t[1], t[2])
@@ -447,10 +449,26 @@ func EncodeVTK(w io.Writer, m *Mesh) error {
 	for range m.Tetrahedra {
 		bw.printf("%d\n", vtkTetra)
 	}
+	for range m.Hexahedra {
+		bw.printf("%d\n", vtkHexahedron)
+	}
 	for range m.Triangles {
 		bw.printf("%d\n", vtkTriangle)
 	}
 	return bw.flush()
+}
+
+// addCell appends a cell of 3 (triangle), 4 (tetrahedron) or 8
+// (hexahedron) vertices.
+func (m *Mesh) addCell(v []int) {
+	switch len(v) {
+	case 3:
+		m.Triangles = append(m.Triangles, [3]int(v))
+	case 4:
+		m.Tetrahedra = append(m.Tetrahedra, [4]int(v))
+	case 8:
+		m.Hexahedra = append(m.Hexahedra, [8]int(v))
+	}
 }
 
 // clipTitle keeps a VTK title within the format's 256 characters.

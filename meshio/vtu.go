@@ -32,6 +32,7 @@ const (
 	VTKVertex      = vtkVertex
 	VTKTriangle    = vtkTriangle
 	VTKTetrahedron = vtkTetra
+	VTKHexahedron  = vtkHexahedron
 )
 
 // VTUGrid is one frame of a VTK unstructured grid: points, cells in VTK's
@@ -134,7 +135,7 @@ func ReadVTU(path string) (*Mesh, error) {
 }
 
 // ParseVTU parses the text of an ASCII .vtu file into a Mesh: cells of
-// type 10 (tetrahedron) and 5 (triangle) in file order; vertices, poly-
+// type 10 (tetrahedron), 12 (hexahedron) and 5 (triangle) in file order; vertices, poly-
 // vertices, lines and polylines (types 1–4) are skipped; any other cell
 // type is an error. Point and cell data are not read into the mesh (the
 // points are those of the file: for a frame of `runscene -out`, the
@@ -154,12 +155,14 @@ func ParseVTU(file string, data []byte) (*Mesh, error) {
 		switch typ {
 		case vtkTetra:
 			want = 4
+		case vtkHexahedron:
+			want = 8
 		case vtkTriangle:
 			want = 3
 		case vtkVertex, vtkPolyVertex, vtkLine, vtkPolyLine:
 			continue
 		default:
-			return nil, &Error{File: file, Line: lines.types[c], Err: unsupportedf("cell %d: cell type %d not supported: only tetrahedra (10) and triangles (5) are read", c, typ)}
+			return nil, &Error{File: file, Line: lines.types[c], Err: unsupportedf("cell %d: cell type %d not supported: only tetrahedra (10), hexahedra (12) and triangles (5) are read", c, typ)}
 		}
 		if len(v) != want {
 			return nil, errorAt(file, lines.offsets[c], "cell %d of type %d has %d points, expected %d", c, typ, len(v), want)
@@ -167,22 +170,19 @@ func ParseVTU(file string, data []byte) (*Mesh, error) {
 		if err := checkCell(v, np); err != nil {
 			return nil, errorAt(file, lines.cellStart(c), "cell %d: %w", c, err)
 		}
-		if want == 4 {
-			m.Tetrahedra = append(m.Tetrahedra, [4]int{v[0], v[1], v[2], v[3]})
-		} else {
-			m.Triangles = append(m.Triangles, [3]int{v[0], v[1], v[2]})
-		}
+		m.addCell(v)
 	}
 	return m, nil
 }
 
-// WriteVTU writes m as an ASCII .vtu file (tetrahedra then triangles, no
-// data arrays), atomically.
+// WriteVTU writes m as an ASCII .vtu file (tetrahedra, hexahedra, then
+// triangles, no data arrays), atomically.
 func WriteVTU(path string, m *Mesh) error {
 	return writeAtomic(path, func(w io.Writer) error { return EncodeVTU(w, m) })
 }
 
-// EncodeVTU writes m as an ASCII .vtu file: tetrahedra then triangles.
+// EncodeVTU writes m as an ASCII .vtu file: tetrahedra, hexahedra, then
+// triangles.
 func EncodeVTU(w io.Writer, m *Mesh) error {
 	if err := m.Validate(); err != nil {
 		return fmt.Errorf("writing %s: %w", m.Name, err)
@@ -192,6 +192,11 @@ func EncodeVTU(w io.Writer, m *Mesh) error {
 		g.Connectivity = append(g.Connectivity, t[0], t[1], t[2], t[3])
 		g.Offsets = append(g.Offsets, len(g.Connectivity))
 		g.Types = append(g.Types, vtkTetra)
+	}
+	for _, h := range m.Hexahedra {
+		g.Connectivity = append(g.Connectivity, h[:]...)
+		g.Offsets = append(g.Offsets, len(g.Connectivity))
+		g.Types = append(g.Types, vtkHexahedron)
 	}
 	for _, t := range m.Triangles {
 		g.Connectivity = append(g.Connectivity, t[0], t[1], t[2])

@@ -12,7 +12,8 @@ import (
 )
 
 // MeshLoader reads a mesh file and serves it as the topology of its node:
-// points, tetrahedra and triangles, used by a MechanicalObject, a mass and
+// points, tetrahedra, hexahedra (Gmsh type 5, VTK type 12: served through
+// graph.HexahedronTopology to HexahedronFEMForceField) and triangles, used by a MechanicalObject, a mass and
 // a force field in the same node exactly as they use RegularGridTopology.
 // The format follows the extension (meshio.Read): Gmsh .msh (ASCII 2.2 and
 // 4.1), legacy VTK .vtk, VTK XML .vtu (ASCII; the frames `runscene -out`
@@ -28,13 +29,16 @@ import (
 //
 // Every tetrahedron is then made positive (meshio.Mesh.Orient swaps two
 // vertices of an inverted one, which mirroring by a negative scale makes of
-// every one). Triangles are the file's triangles when it has no
-// tetrahedra (a surface; reversed under a mirroring scale so they keep
-// their side), and otherwise the boundary of the tetrahedra, oriented
-// outwards (the file's own triangles are then ignored: they may be any
-// subset, oriented either way). With tetrahedra, every point must belong to
-// one: a point outside every tetrahedron would be a degree of freedom with
-// no mass and no stiffness.
+// every one), and so is every hexahedron (meshio.Mesh.OrientHexahedra);
+// a hexahedron whose trilinear map is not positive at all of its corners
+// even then (twisted, or corners out of VTK's order) is an error.
+// Triangles are the file's triangles when it has no volume cells (a
+// surface; reversed under a mirroring scale so they keep their side), and
+// otherwise the boundary of the tetrahedra and of the hexahedra (whose
+// boundary quadrilaterals are split in two), oriented outwards (the file's
+// own triangles are then ignored: they may be any subset, oriented either
+// way). With volume cells, every point must belong to one: a point outside
+// every cell would be a degree of freedom with no mass and no stiffness.
 type MeshLoader struct {
 	graph.ObjectBase
 	Filename    string     `toml:"filename" doc:"mesh file, relative to the scene file: .msh (Gmsh ASCII 2.2/4.1), .vtk (legacy ASCII unstructured grid), .vtu (VTK XML unstructured grid, ASCII, as runscene -out writes it; point and cell data ignored), .node/.ele (TetGen), .veg (Vega), .stl, .obj" required:"true"`
@@ -50,7 +54,7 @@ func init() {
 	graph.Register(graph.TypeInfo{
 		Name:    "MeshLoader",
 		Kind:    graph.KindTopology,
-		Summary: "Reads a tetrahedral or triangle mesh file (Gmsh .msh, VTK .vtk and .vtu, TetGen .node/.ele, Vega .veg, STL, OBJ; format by extension), scales, rotates and translates it, and serves its points, positively oriented tetrahedra and boundary triangles as the node's topology.",
+		Summary: "Reads a tetrahedral, hexahedral or triangle mesh file (Gmsh .msh, VTK .vtk and .vtu, TetGen .node/.ele, Vega .veg, STL, OBJ; format by extension), scales, rotates and translates it, and serves its points, positively oriented tetrahedra and hexahedra and boundary triangles as the node's topology.",
 		New:     func() graph.Object { return &MeshLoader{Scale3d: [3]float64{1, 1, 1}} },
 	})
 }
@@ -96,18 +100,25 @@ func (l *MeshLoader) Init() error {
 	if m.NumPoints() == 0 {
 		return fmt.Errorf("%s: the mesh has no points", path)
 	}
-	if len(m.Tetrahedra) == 0 && len(m.Triangles) == 0 {
-		return fmt.Errorf("%s: the mesh has %d points but no tetrahedra or triangles", path, m.NumPoints())
+	volume := len(m.Tetrahedra) > 0 || len(m.Hexahedra) > 0
+	if !volume && len(m.Triangles) == 0 {
+		return fmt.Errorf("%s: the mesh has %d points but no tetrahedra, hexahedra or triangles", path, m.NumPoints())
 	}
-	if len(m.Tetrahedra) > 0 {
+	if volume {
 		if err := checkAllPointsInTets(m); err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
 	}
 	l.transform(m)
 	m.Orient()
-	if len(m.Tetrahedra) > 0 {
-		l.tris = BoundaryTriangles(m.Tetrahedra)
+	m.OrientHexahedra()
+	for e, h := range m.Hexahedra {
+		if err := CheckHexahedron(m.Points, h); err != nil {
+			return fmt.Errorf("%s: hexahedron %d %v: %w", path, e, h, err)
+		}
+	}
+	if volume {
+		l.tris = append(BoundaryTriangles(m.Tetrahedra), HexBoundaryTriangles(m.Hexahedra)...)
 	} else {
 		l.tris = m.Triangles
 	}
@@ -115,11 +126,17 @@ func (l *MeshLoader) Init() error {
 	return nil
 }
 
-// checkAllPointsInTets reports points that belong to no tetrahedron.
+// checkAllPointsInTets reports points that belong to no tetrahedron or
+// hexahedron.
 func checkAllPointsInTets(m *meshio.Mesh) error {
 	used := make([]bool, m.NumPoints())
 	for _, t := range m.Tetrahedra {
 		for _, v := range t {
+			used[v] = true
+		}
+	}
+	for _, h := range m.Hexahedra {
+		for _, v := range h {
 			used[v] = true
 		}
 	}
@@ -134,7 +151,7 @@ func checkAllPointsInTets(m *meshio.Mesh) error {
 	}
 	if free > 0 {
 		p := geom.At(m.Points, first)
-		return fmt.Errorf("%d of %d points belong to no tetrahedron (the first: point %d at (%g, %g, %g)); they would be degrees of freedom with no mass or stiffness: remove them from the mesh",
+		return fmt.Errorf("%d of %d points belong to no tetrahedron or hexahedron (the first: point %d at (%g, %g, %g)); they would be degrees of freedom with no mass or stiffness: remove them from the mesh",
 			free, m.NumPoints(), first, p[0], p[1], p[2])
 	}
 	return nil
@@ -197,6 +214,15 @@ func (l *MeshLoader) Tetrahedra() [][4]int {
 	return l.mesh.Tetrahedra
 }
 
-// Triangles implements graph.Topology: the boundary of the tetrahedra,
-// oriented outwards, or the file's triangles for a surface mesh.
+// Hexahedra implements graph.HexahedronTopology: the file's hexahedra,
+// positively oriented.
+func (l *MeshLoader) Hexahedra() [][8]int {
+	if l.mesh == nil {
+		return nil
+	}
+	return l.mesh.Hexahedra
+}
+
+// Triangles implements graph.Topology: the boundary of the tetrahedra and
+// hexahedra, oriented outwards, or the file's triangles for a surface mesh.
 func (l *MeshLoader) Triangles() [][3]int { return l.tris }

@@ -317,8 +317,8 @@ func TestMeshLoaderErrors(t *testing.T) {
 	}{
 		{"missing.msh", "", []string{at, filepath.Join(dir, "missing.msh"), "no such file"}, true},
 		{"bad.msh", "", []string{at, filepath.Join(dir, "bad.msh") + ":6: node 1: coordinate z: \"zero\" is not a number"}, true},
-		{"free.vtk", "", []string{at, "1 of 5 points belong to no tetrahedron (the first: point 4 at (5, 5, 5))"}, true},
-		{"points.vtk", "", []string{at, "no tetrahedra or triangles"}, true},
+		{"free.vtk", "", []string{at, "1 of 5 points belong to no tetrahedron or hexahedron (the first: point 4 at (5, 5, 5))"}, true},
+		{"points.vtk", "", []string{at, "no tetrahedra, hexahedra or triangles"}, true},
 		{"mesh.ply", "", []string{at, `unknown mesh format ".ply"`}, false},
 		{"corner.msh", "scale3d = [1, 0, 1]", []string{at, "scale3d[1] = 0"}, false},
 	} {

@@ -8,7 +8,10 @@ import (
 
 // RegularGridTopology is a box split into n[0]−1 × n[1]−1 × n[2]−1
 // hexahedral cells, each split into six positively oriented tetrahedra (the
-// Kuhn split, conforming across cells), with its boundary triangles.
+// Kuhn split, conforming across cells), with its boundary triangles; or,
+// with elements = "hexahedra", serving the cells themselves as hexahedra
+// (graph.HexahedronTopology, VTK corner order) and no tetrahedra, the
+// boundary triangles then being the boundary faces split in two.
 //
 // With n = 1 along one axis (and min = max there) it is instead a flat
 // grid of triangles in that plane, as SOFA's RegularGridTopology with
@@ -31,9 +34,12 @@ type RegularGridTopology struct {
 	Min [3]float64 `toml:"min" doc:"low corner of the box" unit:"m"`
 	Max [3]float64 `toml:"max" doc:"high corner of the box" unit:"m"`
 	N   [3]int     `toml:"n" doc:"vertices per axis (cells per axis + 1); 1 along one axis (with min = max there) for a flat grid of triangles" range:"[1,inf)"`
+	// Elements chooses what the cells are served as.
+	Elements string `toml:"elements" doc:"cells served as tetrahedra (six Kuhn tetrahedra per cell, for the tetrahedral force fields) or hexahedra (one trilinear hexahedron per cell, for HexahedronFEMForceField; no tetrahedra are served then)" enum:"tetrahedra,hexahedra"`
 
 	points []float64
 	tets   [][4]int
+	hexes  [][8]int
 	tris   [][3]int
 }
 
@@ -41,14 +47,24 @@ func init() {
 	graph.Register(graph.TypeInfo{
 		Name:    "RegularGridTopology",
 		Kind:    graph.KindTopology,
-		Summary: "A box split into hexahedral cells, each split into six positively oriented tetrahedra (Kuhn split), with its boundary triangles; with n = 1 along one axis, a flat grid of triangles (cloth).",
-		New:     func() graph.Object { return &RegularGridTopology{Max: [3]float64{1, 1, 1}, N: [3]int{2, 2, 2}} },
+		Summary: "A box split into hexahedral cells, each split into six positively oriented tetrahedra (Kuhn split) or served as hexahedra (elements = hexahedra), with its boundary triangles; with n = 1 along one axis, a flat grid of triangles (cloth).",
+		New:     func() graph.Object { return &RegularGridTopology{Max: [3]float64{1, 1, 1}, N: [3]int{2, 2, 2}, Elements: ElementsTetrahedra} },
 	})
 }
 
 // NewRegularGrid builds the grid directly (for code and tests).
 func NewRegularGrid(min, max [3]float64, n [3]int) (*RegularGridTopology, error) {
-	g := &RegularGridTopology{ObjectBase: graph.ObjectBase{Name: "grid", TypeName: "RegularGridTopology"}, Min: min, Max: max, N: n}
+	g := &RegularGridTopology{ObjectBase: graph.ObjectBase{Name: "grid", TypeName: "RegularGridTopology"}, Min: min, Max: max, N: n, Elements: ElementsTetrahedra}
+	if err := g.Validate(); err != nil {
+		return nil, err
+	}
+	g.build()
+	return g, nil
+}
+
+// NewRegularHexGrid builds the grid serving hexahedra (for code and tests).
+func NewRegularHexGrid(min, max [3]float64, n [3]int) (*RegularGridTopology, error) {
+	g := &RegularGridTopology{ObjectBase: graph.ObjectBase{Name: "grid", TypeName: "RegularGridTopology"}, Min: min, Max: max, N: n, Elements: ElementsHexahedra}
 	if err := g.Validate(); err != nil {
 		return nil, err
 	}
@@ -59,6 +75,9 @@ func NewRegularGrid(min, max [3]float64, n [3]int) (*RegularGridTopology, error)
 // Validate checks that the box has positive extent on every axis, or on
 // two axes for a flat grid (n = 1 and min = max on the third).
 func (g *RegularGridTopology) Validate() error {
+	if err := checkElements(g.Elements); err != nil {
+		return err
+	}
 	flat := -1
 	for a := 0; a < 3; a++ {
 		if g.N[a] == 1 {
@@ -77,6 +96,9 @@ func (g *RegularGridTopology) Validate() error {
 		if g.N[a] < 2 {
 			return fmt.Errorf("n[%d] = %d: need at least 2 vertices per axis (1 along one axis for a flat grid)", a, g.N[a])
 		}
+	}
+	if flat >= 0 && g.Elements == ElementsHexahedra {
+		return fmt.Errorf("elements = \"hexahedra\" on a flat grid (n[%d] = 1): a flat grid has triangles only", flat)
 	}
 	if int64(g.N[0])*int64(g.N[1])*int64(g.N[2]) > 50_000_000 {
 		return fmt.Errorf("n = %v gives more than 50 million vertices", g.N)
@@ -120,12 +142,17 @@ func (g *RegularGridTopology) build() {
 			}
 		}
 	}
+	g.tets, g.hexes = nil, nil
 	if flat := g.Flat(); flat >= 0 {
-		g.tets = nil
 		g.tris = g.flatTriangles(flat)
 		return
 	}
-	g.tets = make([][4]int, 0, 6*(nx-1)*(ny-1)*(nz-1))
+	hex := g.Elements == ElementsHexahedra
+	if hex {
+		g.hexes = make([][8]int, 0, (nx-1)*(ny-1)*(nz-1))
+	} else {
+		g.tets = make([][4]int, 0, 6*(nx-1)*(ny-1)*(nz-1))
+	}
 	for k := 0; k < nz-1; k++ {
 		for j := 0; j < ny-1; j++ {
 			for i := 0; i < nx-1; i++ {
@@ -133,12 +160,30 @@ func (g *RegularGridTopology) build() {
 				for b := range corner {
 					corner[b] = g.Index(i+(b&1), j+(b>>1&1), k+(b>>2))
 				}
+				if hex {
+					g.hexes = append(g.hexes, HexFromGridCorners(corner))
+					continue
+				}
 				split := KuhnSplit(corner)
 				g.tets = append(g.tets, split[:]...)
 			}
 		}
 	}
-	g.tris = BoundaryTriangles(g.tets)
+	if hex {
+		g.tris = HexBoundaryTriangles(g.hexes)
+	} else {
+		g.tris = BoundaryTriangles(g.tets)
+	}
+}
+
+// checkElements validates an elements field (empty means tetrahedra, for
+// objects built in code).
+func checkElements(e string) error {
+	switch e {
+	case "", ElementsTetrahedra, ElementsHexahedra:
+		return nil
+	}
+	return fmt.Errorf("elements = %q is not one of tetrahedra, hexahedra", e)
 }
 
 // flatTriangles cuts every cell of a flat grid (flat axis f) into two
@@ -167,8 +212,12 @@ func (g *RegularGridTopology) flatTriangles(f int) [][3]int {
 // Points implements graph.Topology.
 func (g *RegularGridTopology) Points() []float64 { return g.points }
 
-// Tetrahedra implements graph.Topology.
+// Tetrahedra implements graph.Topology (none with elements = hexahedra).
 func (g *RegularGridTopology) Tetrahedra() [][4]int { return g.tets }
+
+// Hexahedra implements graph.HexahedronTopology: the cells, k outer, then
+// j, then i (none with elements = tetrahedra, or for a flat grid).
+func (g *RegularGridTopology) Hexahedra() [][8]int { return g.hexes }
 
 // Triangles implements graph.Topology (the boundary, oriented outwards;
 // the sheet itself for a flat grid).

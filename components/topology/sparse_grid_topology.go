@@ -51,6 +51,11 @@ import (
 // order, six per cell; the triangles are the outward boundary of the
 // tetrahedra (BoundaryTriangles). SurfaceVolume and VolumeError report
 // how well the tetrahedra fill the surface.
+//
+// With elements = "hexahedra" the kept cells are served as hexahedra
+// (graph.HexahedronTopology, one per cell in the same order, VTK corner
+// order) instead of tetrahedra, and the triangles are the boundary cell
+// faces split in two; the volumes are the same.
 type SparseGridTopology struct {
 	graph.ObjectBase
 	Filename    string     `toml:"filename" doc:"closed triangle surface, .stl (ASCII or binary) or .obj, relative to the scene file" required:"true"`
@@ -59,9 +64,11 @@ type SparseGridTopology struct {
 	FillMode    string     `toml:"fillMode" doc:"cells kept: intersecting = inside or crossing the surface (contains the solid), inside = entirely inside (contained in it), centre = centre inside" enum:"intersecting,inside,centre"`
 	Scale       float64    `toml:"scale" doc:"factor applied to the surface's coordinates (e.g. 0.001 for a file in millimetres), before translation" range:"(0,inf)"`
 	Translation [3]float64 `toml:"translation" doc:"offset added to the surface's coordinates after scaling" unit:"m"`
+	Elements    string     `toml:"elements" doc:"cells served as tetrahedra (six Kuhn tetrahedra per cell) or hexahedra (one trilinear hexahedron per cell, for HexahedronFEMForceField; no tetrahedra then)" enum:"tetrahedra,hexahedra"`
 
 	points []float64
 	tets   [][4]int
+	hexes  [][8]int
 	tris   [][3]int
 
 	grid          voxelGrid
@@ -75,13 +82,16 @@ func init() {
 		Name:    "SparseGridTopology",
 		Kind:    graph.KindTopology,
 		Summary: "Tetrahedra filling a closed STL/OBJ surface: grid cells inside or crossing the surface (generalized winding number, triangle–box test), each split into six Kuhn tetrahedra; reports the volume error against the enclosed volume.",
-		New:     func() graph.Object { return &SparseGridTopology{FillMode: "intersecting", Scale: 1} },
+		New:     func() graph.Object { return &SparseGridTopology{FillMode: "intersecting", Scale: 1, Elements: ElementsTetrahedra} },
 	})
 }
 
 // Validate checks that exactly one of n and cellSize is given and that
 // the file is an STL or OBJ.
 func (s *SparseGridTopology) Validate() error {
+	if err := checkElements(s.Elements); err != nil {
+		return err
+	}
 	nGiven := s.N != [3]int{}
 	switch {
 	case nGiven && s.CellSize > 0:
@@ -199,7 +209,7 @@ func (s *SparseGridTopology) Build(surface *meshio.Mesh) error {
 		return fmt.Errorf("fillMode %q: want intersecting, inside or centre", s.FillMode)
 	}
 	s.buildCells(keep)
-	if len(s.tets) == 0 {
+	if s.cellsKept == 0 {
 		return fmt.Errorf("no cell of the %d×%d×%d grid is kept with fillMode = %q: refine the grid", nc[0], nc[1], nc[2], s.FillMode)
 	}
 	return nil
@@ -242,7 +252,13 @@ func (s *SparseGridTopology) buildCells(keep []bool) {
 			}
 		}
 	}
-	s.tets = make([][4]int, 0, 6*s.cellsKept)
+	hex := s.Elements == ElementsHexahedra
+	s.tets, s.hexes = nil, nil
+	if hex {
+		s.hexes = make([][8]int, 0, s.cellsKept)
+	} else {
+		s.tets = make([][4]int, 0, 6*s.cellsKept)
+	}
 	for c, kept := range keep {
 		if !kept {
 			continue
@@ -251,6 +267,10 @@ func (s *SparseGridTopology) buildCells(keep []bool) {
 		var corner [8]int
 		for b := range corner {
 			corner[b] = int(vertex[gridVertex(i+(b&1), j+(b>>1&1), k+(b>>2))])
+		}
+		if hex {
+			s.hexes = append(s.hexes, HexFromGridCorners(corner))
+			continue
 		}
 		split := KuhnSplit(corner)
 		s.tets = append(s.tets, split[:]...)
@@ -270,6 +290,18 @@ func (s *SparseGridTopology) buildCells(keep []bool) {
 			if nb[face.axis] >= 0 && nb[face.axis] < nc[face.axis] && keep[g.cellIndex(nb[0], nb[1], nb[2])] {
 				continue
 			}
+			if hex {
+				// The cell's face as a quadrilateral of grid corners,
+				// split in two.
+				var q [4]int
+				for v, vc := range HexFaces[hexGridFace[f]] {
+					b := hexFromBits[vc]
+					q[v] = int(vertex[gridVertex(i+(b&1), j+(b>>1&1), k+(b>>2))])
+				}
+				t := quadTriangles(q)
+				s.tris = append(s.tris, t[0], t[1])
+				continue
+			}
 			for _, tri := range kuhnCellFaces[f].tris {
 				var t [3]int
 				for v, b := range tri {
@@ -282,6 +314,9 @@ func (s *SparseGridTopology) buildCells(keep []bool) {
 	s.tetVolume = 0
 	for _, t := range s.tets {
 		s.tetVolume += TetVolume(s.points, t)
+	}
+	for _, h := range s.hexes {
+		s.tetVolume += HexVolume(s.points, h)
 	}
 }
 
@@ -325,8 +360,12 @@ var kuhnCellFaces = func() (out [6]struct {
 // Points implements graph.Topology.
 func (s *SparseGridTopology) Points() []float64 { return s.points }
 
-// Tetrahedra implements graph.Topology.
+// Tetrahedra implements graph.Topology (none with elements = hexahedra).
 func (s *SparseGridTopology) Tetrahedra() [][4]int { return s.tets }
+
+// Hexahedra implements graph.HexahedronTopology: one per kept cell, in
+// grid order (none with elements = tetrahedra).
+func (s *SparseGridTopology) Hexahedra() [][8]int { return s.hexes }
 
 // Triangles implements graph.Topology (the boundary of the tetrahedra,
 // oriented outwards).
@@ -337,7 +376,8 @@ func (s *SparseGridTopology) Triangles() [][3]int { return s.tris }
 // inward-oriented surface gives the same).
 func (s *SparseGridTopology) SurfaceVolume() float64 { return s.surfaceVolume }
 
-// TetVolume returns the total volume of the tetrahedra.
+// TetVolume returns the total volume of the tetrahedra (of the
+// hexahedra with elements = hexahedra: the same cells).
 func (s *SparseGridTopology) TetVolume() float64 { return s.tetVolume }
 
 // VolumeError returns the relative volume error of the tetrahedra against

@@ -190,6 +190,18 @@ func (v *VisualModel) Tetrahedra() [][4]int {
 	return nil
 }
 
+// Hexahedra implements graph.HexahedronTopology as Tetrahedra does: those
+// of the topology of its own node when it draws that one.
+func (v *VisualModel) Hexahedra() [][8]int {
+	if v.Filename != "" {
+		return nil
+	}
+	if t, own := v.borrowed(); t != nil && own {
+		return graph.HexahedraOf(t)
+	}
+	return nil
+}
+
 // Triangles implements graph.Topology: the surface's triangles.
 func (v *VisualModel) Triangles() [][3]int {
 	if v.Filename != "" {

@@ -22,6 +22,7 @@ const (
 	CellVertex      = meshio.VTKVertex
 	CellTriangle    = meshio.VTKTriangle
 	CellTetrahedron = meshio.VTKTetrahedron
+	CellHexahedron  = meshio.VTKHexahedron
 )
 
 // Grid is one frame of a VTK unstructured grid: points, cells in VTK's
@@ -115,9 +116,11 @@ func writeFileAtomic(path string, sync bool, fill func(w io.Writer) error) error
 // measured from its first written frame, since mappings carry positions
 // but not rest positions.
 //
-// A tetrahedral state also gets cell data from every object of its node
-// that implements CellDataProvider (stress, strain-energy density, ...),
-// one value or tuple per tetrahedron.
+// The cells are the topology's tetrahedra, then its hexahedra
+// (graph.HexahedronTopology); without either, its triangles. A state with
+// volume cells also gets cell data from every object of its node that
+// implements CellDataProvider (stress, strain-energy density, ...), one
+// value or tuple per cell.
 type Series struct {
 	Dir  string
 	Name string // file stem
@@ -193,10 +196,10 @@ func NewSeries(dir, name string, st graph.State) (*Series, error) {
 		if topo == nil {
 			topo = n.Topology()
 		}
-		if topo != nil && len(topo.Points()) == 3*st.Size() && (len(topo.Tetrahedra()) > 0 || len(topo.Triangles()) > 0) {
+		if topo != nil && len(topo.Points()) == 3*st.Size() && (len(topo.Tetrahedra()) > 0 || len(graph.HexahedraOf(topo)) > 0 || len(topo.Triangles()) > 0) {
 			s.topo = topo
 		}
-		if s.topo != nil && len(s.topo.Tetrahedra()) > 0 {
+		if s.topo != nil && (len(s.topo.Tetrahedra()) > 0 || len(graph.HexahedraOf(s.topo)) > 0) {
 			for _, o := range n.Objects {
 				if p, ok := o.(CellDataProvider); ok {
 					s.cellSources = append(s.cellSources, p)
@@ -265,11 +268,16 @@ func (s *Series) build(t float64) error {
 	}
 	g.Connectivity, g.Offsets, g.Types = g.Connectivity[:0], g.Offsets[:0], g.Types[:0]
 	switch {
-	case s.topo != nil && len(s.topo.Tetrahedra()) > 0:
+	case s.topo != nil && (len(s.topo.Tetrahedra()) > 0 || len(graph.HexahedraOf(s.topo)) > 0):
 		for _, tet := range s.topo.Tetrahedra() {
 			g.Connectivity = append(g.Connectivity, tet[0], tet[1], tet[2], tet[3])
 			g.Offsets = append(g.Offsets, len(g.Connectivity))
 			g.Types = append(g.Types, CellTetrahedron)
+		}
+		for _, h := range graph.HexahedraOf(s.topo) {
+			g.Connectivity = append(g.Connectivity, h[:]...)
+			g.Offsets = append(g.Offsets, len(g.Connectivity))
+			g.Types = append(g.Types, CellHexahedron)
 		}
 	case s.topo != nil:
 		for _, tri := range s.topo.Triangles() {
@@ -304,7 +312,7 @@ func (s *Series) buildCellData() error {
 		for _, k := range names {
 			v := data[k]
 			if len(v) == 0 || len(v)%nc != 0 {
-				return fmt.Errorf("cell data %q of %q has %d values, not a multiple of the %d tetrahedra", k, p.(graph.Object).Base().Path(), len(v), nc)
+				return fmt.Errorf("cell data %q of %q has %d values, not a multiple of the %d cells", k, p.(graph.Object).Base().Path(), len(v), nc)
 			}
 			name := k
 			if g.CellArray(name) != nil {
