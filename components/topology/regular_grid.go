@@ -48,7 +48,9 @@ func init() {
 		Name:    "RegularGridTopology",
 		Kind:    graph.KindTopology,
 		Summary: "A box split into hexahedral cells, each split into six positively oriented tetrahedra (Kuhn split) or served as hexahedra (elements = hexahedra), with its boundary triangles; with n = 1 along one axis, a flat grid of triangles (cloth).",
-		New:     func() graph.Object { return &RegularGridTopology{Max: [3]float64{1, 1, 1}, N: [3]int{2, 2, 2}, Elements: ElementsTetrahedra} },
+		New: func() graph.Object {
+			return &RegularGridTopology{Max: [3]float64{1, 1, 1}, N: [3]int{2, 2, 2}, Elements: ElementsTetrahedra}
+		},
 	})
 }
 

@@ -82,7 +82,9 @@ func init() {
 		Name:    "SparseGridTopology",
 		Kind:    graph.KindTopology,
 		Summary: "Tetrahedra filling a closed STL/OBJ surface: grid cells inside or crossing the surface (generalized winding number, triangle–box test), each split into six Kuhn tetrahedra; reports the volume error against the enclosed volume.",
-		New:     func() graph.Object { return &SparseGridTopology{FillMode: "intersecting", Scale: 1, Elements: ElementsTetrahedra} },
+		New: func() graph.Object {
+			return &SparseGridTopology{FillMode: "intersecting", Scale: 1, Elements: ElementsTetrahedra}
+		},
 	})
 }
 
