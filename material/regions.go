@@ -129,24 +129,35 @@ func (h *DensityMap) MassDensities(points []float64, tets [][4]int, rho float64)
 }
 
 func perElement(name string, list []float64, shapes []*Shape, values []float64, points []float64, tets [][4]int, def float64) ([]float64, error) {
-	out := make([]float64, len(tets))
+	centres := make([]float64, 3*len(tets))
+	if len(list) == 0 && len(shapes) > 0 {
+		for e, t := range tets {
+			var c geom.Vec3
+			for _, v := range t {
+				c = c.Add(geom.At(points, v))
+			}
+			geom.Put(centres, e, c.Scale(0.25))
+		}
+	}
+	return perCentre(name, "tetrahedra", list, shapes, values, centres, def)
+}
+
+// perCentre gives each element, of rest centre centres[3e:3e+3], the
+// value of the per-element list, else of the last shape containing its
+// centre, else def. kind names the elements in messages.
+func perCentre(name, kind string, list []float64, shapes []*Shape, values []float64, centres []float64, def float64) ([]float64, error) {
+	ne := len(centres) / 3
+	out := make([]float64, ne)
 	if len(list) > 0 {
-		if len(list) != len(tets) {
-			return nil, fmt.Errorf("%s has %d values, the mesh has %d tetrahedra", name, len(list), len(tets))
+		if len(list) != ne {
+			return nil, fmt.Errorf("%s has %d values, the mesh has %d %s", name, len(list), ne, kind)
 		}
 		copy(out, list)
 		return out, nil
 	}
-	for e, t := range tets {
+	for e := range out {
 		out[e] = def
-		if len(shapes) == 0 {
-			continue
-		}
-		var c geom.Vec3
-		for _, v := range t {
-			c = c.Add(geom.At(points, v))
-		}
-		c = c.Scale(0.25)
+		c := geom.At(centres, e)
 		for i, s := range shapes {
 			if s.contains(c) {
 				out[e] = values[i]
@@ -154,4 +165,30 @@ func perElement(name string, list []float64, shapes []*Shape, values []float64, 
 		}
 	}
 	return out, nil
+}
+
+// YoungModuliAt returns the Young's modulus of every element of a mesh
+// of any cells, given their rest centres (flat xyz, one per element, e.g.
+// the mean of a hexahedron's corners): the per-element list if given (its
+// length must match), else E overridden by the regions containing the
+// centre. kind names the elements in messages ("hexahedra").
+func (h *StiffnessMap) YoungModuliAt(centres []float64, kind string, E float64) ([]float64, error) {
+	shapes := make([]*Shape, len(h.Regions))
+	values := make([]float64, len(h.Regions))
+	for i := range h.Regions {
+		shapes[i], values[i] = &h.Regions[i].Shape, h.Regions[i].YoungModulus
+	}
+	return perCentre("youngModulusPerElement", kind, h.YoungModulusPerElement, shapes, values, centres, E)
+}
+
+// MassDensitiesAt returns the mass density of every element of a mesh of
+// any cells, given their rest centres, as YoungModuliAt does for the
+// stiffness.
+func (h *DensityMap) MassDensitiesAt(centres []float64, kind string, rho float64) ([]float64, error) {
+	shapes := make([]*Shape, len(h.Regions))
+	values := make([]float64, len(h.Regions))
+	for i := range h.Regions {
+		shapes[i], values[i] = &h.Regions[i].Shape, h.Regions[i].MassDensity
+	}
+	return perCentre("massDensityPerElement", kind, h.MassDensityPerElement, shapes, values, centres, rho)
 }

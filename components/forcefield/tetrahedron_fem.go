@@ -189,17 +189,7 @@ func (c *TetrahedronFEMForceField) Init() error {
 // setup picks the law of the method and binds the element machinery.
 func (c *TetrahedronFEMForceField) setup(mesh *tetElements, weight []float64, st graph.State) {
 	c.lambda, c.mu = material.Lame(c.YoungModulus, c.PoissonRatio)
-	var law material.Law
-	switch c.method {
-	case methodSmall:
-		law = &material.Linear{Lambda: c.lambda, Mu: c.mu}
-	case methodLarge:
-		law = &largeLaw{mu: c.mu, lambda: c.lambda}
-	case methodPolar:
-		law = &material.CorotationalLinear{Lambda: c.lambda, Mu: c.mu}
-	case methodSVD:
-		law = &material.CorotationalLinear{Lambda: c.lambda, Mu: c.mu, Invertible: true}
-	}
+	law := methodLaw(c.method, c.lambda, c.mu)
 	var diff func(dF, dP, cache []float64)
 	var tangent func(cache, A []float64)
 	if c.warped && c.method != methodSmall {
@@ -221,20 +211,41 @@ func (c *TetrahedronFEMForceField) setup(mesh *tetElements, weight []float64, st
 // corotational model. It returns the unrotated 2μ ε + λ tr(ε) I: only
 // rotation invariants of σ are reported (tetSolid.reported).
 func (c *TetrahedronFEMForceField) rotatedLinearStress(F, _ *geom.Mat3, cache []float64) geom.Mat3 {
+	return rotatedLinearStress(c.method, c.mu, c.lambda, F, cache)
+}
+
+// rotatedLinearStress is 2μ ε + λ tr(ε) I with ε = sym(RᵀF) − I, R the
+// rotation of method (I for small) first in the law's cache.
+func rotatedLinearStress(method femMethod, mu, lambda float64, F *geom.Mat3, cache []float64) geom.Mat3 {
 	X := *F
-	if c.method != methodSmall {
+	if method != methodSmall {
 		R := material.CachedRotation(cache)
 		tmulTo(&X, &R, F)
 	}
 	e0, e1, e2 := X[0]-1, X[4]-1, X[8]-1
 	e01, e02, e12 := 0.5*(X[1]+X[3]), 0.5*(X[2]+X[6]), 0.5*(X[5]+X[7])
-	t := c.lambda * (e0 + e1 + e2)
-	m2 := 2 * c.mu
+	t := lambda * (e0 + e1 + e2)
+	m2 := 2 * mu
 	return geom.Mat3{
 		m2*e0 + t, m2 * e01, m2 * e02,
 		m2 * e01, m2*e1 + t, m2 * e12,
 		m2 * e02, m2 * e12, m2*e2 + t,
 	}
+}
+
+// methodLaw returns the law of a corotational method: small is
+// material.Linear, large the QR law largeLaw, polar and svd
+// material.CorotationalLinear without and with Invertible.
+func methodLaw(method femMethod, lambda, mu float64) material.Law {
+	switch method {
+	case methodSmall:
+		return &material.Linear{Lambda: lambda, Mu: mu}
+	case methodLarge:
+		return &largeLaw{mu: mu, lambda: lambda}
+	case methodSVD:
+		return &material.CorotationalLinear{Lambda: lambda, Mu: mu, Invertible: true}
+	}
+	return &material.CorotationalLinear{Lambda: lambda, Mu: mu}
 }
 
 // Lame returns the Lamé constants μ and λ in use.
