@@ -21,6 +21,11 @@ const defaultDensity = 1000.0
 // total mass is exactly Σ ρ_e V_e and rigid translations carry the exact
 // momentum.
 //
+// On hexahedra (a topology serving graph.HexahedronTopology: a grid with
+// elements = "hexahedra", a mesh file with hexahedra) each corner gets
+// the row sum ρ∫Nₐ dV of the trilinear consistent mass (ρV/8 on a box);
+// a topology may serve both kinds, each cell counting once.
+//
 // Lumped versus consistent: the lumped mass is diagonal, so M⁻¹ is free and
 // explicit solvers can use it directly; it integrates ρ|v|² exactly only for
 // piecewise-constant velocity fields (a rigid rotation already has too much
@@ -154,18 +159,24 @@ func validateTetMass(massDensity, totalMass float64, h *material.DensityMap) err
 	return nil
 }
 
-// tetMesh is what a tetrahedral mass reads at Init: the tetrahedra, the
-// number of vertices of the state, and the mass ρ_e·V_e of every element.
+// tetMesh is what a mesh mass reads at Init: the tetrahedra, the other
+// cells (hexahedra, polyhedra: cells[k] with its scalar consistent mass
+// matrix cellMats[k], n×n row-major for its n vertices, density
+// included), the number of vertices of the state, and the mass ρ_e·V_e of
+// every element (tetrahedra first, then the other cells in order).
 type tetMesh struct {
 	n        int
 	tets     [][4]int
+	cells    [][]int
+	cellMats [][]float64
 	elemMass []float64
 }
 
-// newTetMesh checks the state (Vec3) and the topology (tetrahedra whose
-// vertices index the state), resolves the density of every tetrahedron and
-// returns the element masses ρ_e·V_e computed from the state's rest
-// positions (scaled to totalMass when it is given).
+// newTetMesh checks the state (Vec3) and the topology (tetrahedra and
+// other cells whose vertices index the state), resolves the density of
+// every element and returns the element masses ρ_e·V_e computed from the
+// state's rest positions (scaled to totalMass when it is given), with the
+// consistent matrices of the non-tetrahedral cells.
 func newTetMesh(b *graph.ObjectBase, massDensity, totalMass float64, h *material.DensityMap) (*tetMesh, error) {
 	if err := validateTetMass(massDensity, totalMass, h); err != nil {
 		return nil, b.Wrap(err)
@@ -182,15 +193,26 @@ func newTetMesh(b *graph.ObjectBase, massDensity, totalMass float64, h *material
 		return nil, b.Errorf("%s applies to Vec3 states, not %s", kind, tm.Name())
 	}
 	topo := b.Node.Topology()
-	if topo == nil || len(topo.Tetrahedra()) == 0 {
-		return nil, b.Errorf("%s needs the tetrahedra of a topology in this node or above (e.g. RegularGridTopology); found none", kind)
+	var tets [][4]int
+	var hexes [][8]int
+	if topo != nil {
+		tets, hexes = topo.Tetrahedra(), graph.HexahedraOf(topo)
+	}
+	if topo == nil || len(tets) == 0 && len(hexes) == 0 {
+		return nil, b.Errorf("%s needs the tetrahedra or hexahedra of a topology in this node or above (e.g. RegularGridTopology); found none", kind)
 	}
 	n := st.Size()
-	tets := topo.Tetrahedra()
 	for e, t := range tets {
 		for _, v := range t {
 			if v < 0 || v >= n {
 				return nil, b.Errorf("tetrahedron %d of topology %q has vertex %d, but the state has %d DOFs", e, topo.Base().Name, v, n)
+			}
+		}
+	}
+	for e, hx := range hexes {
+		for _, v := range hx {
+			if v < 0 || v >= n {
+				return nil, b.Errorf("hexahedron %d of topology %q has vertex %d, but the state has %d DOFs", e, topo.Base().Name, v, n)
 			}
 		}
 	}
@@ -202,11 +224,22 @@ func newTetMesh(b *graph.ObjectBase, massDensity, totalMass float64, h *material
 	if totalMass >= 0 {
 		rho = 1 // rescaled below
 	}
-	dens, err := h.MassDensities(rest, tets, rho)
+	tm := &tetMesh{n: n, tets: tets}
+	for _, hx := range hexes {
+		tm.cells = append(tm.cells, hx[:])
+		tm.cellMats = append(tm.cellMats, hexUnitMass(rest, hx))
+	}
+	var dens []float64
+	var err error
+	if len(tm.cells) == 0 {
+		dens, err = h.MassDensities(rest, tets, rho)
+	} else {
+		dens, err = h.MassDensitiesAt(tm.centres(rest), "cells (tetrahedra, then hexahedra)", rho)
+	}
 	if err != nil {
 		return nil, b.Wrap(err)
 	}
-	me := make([]float64, len(tets))
+	me := make([]float64, len(tets)+len(tm.cells))
 	total := 0.0
 	for e, t := range tets {
 		p0 := geom.At(rest, t[0])
@@ -217,26 +250,74 @@ func newTetMesh(b *graph.ObjectBase, massDensity, totalMass float64, h *material
 		me[e] = dens[e] * math.Abs(a.Dot(c.Cross(d))) / 6
 		total += me[e]
 	}
+	for k, M := range tm.cellMats {
+		e := len(tets) + k
+		sum := 0.0
+		for i := range M {
+			M[i] *= dens[e]
+			sum += M[i]
+		}
+		me[e] = sum
+		total += sum
+	}
 	if totalMass >= 0 {
 		if total == 0 {
-			return nil, b.Errorf("the tetrahedra have zero total volume: cannot distribute totalMass = %g", totalMass)
+			return nil, b.Errorf("the cells have zero total volume: cannot distribute totalMass = %g", totalMass)
 		}
 		s := totalMass / total
 		for e := range me {
 			me[e] *= s
 		}
+		for _, M := range tm.cellMats {
+			for i := range M {
+				M[i] *= s
+			}
+		}
 	}
-	return &tetMesh{n: n, tets: tets, elemMass: me}, nil
+	tm.elemMass = me
+	return tm, nil
 }
 
-// vertexMasses returns the lumped masses: each element gives a quarter of
-// its mass to each of its vertices (the row sums of the consistent mass).
+// centres returns the rest centre of every element (the mean of its
+// vertices), tetrahedra first, flat xyz.
+func (m *tetMesh) centres(rest []float64) []float64 {
+	out := make([]float64, 0, 3*(len(m.tets)+len(m.cells)))
+	add := func(vs []int) {
+		var c geom.Vec3
+		for _, v := range vs {
+			c = c.Add(geom.At(rest, v))
+		}
+		c = c.Scale(1 / float64(len(vs)))
+		out = append(out, c[0], c[1], c[2])
+	}
+	for _, t := range m.tets {
+		add(t[:])
+	}
+	for _, c := range m.cells {
+		add(c)
+	}
+	return out
+}
+
+// vertexMasses returns the lumped masses: each tetrahedron gives a quarter
+// of its mass to each of its vertices, each other cell the row sums of
+// its consistent matrix (the row sums of the consistent mass throughout).
 func (m *tetMesh) vertexMasses() []float64 {
 	out := make([]float64, m.n)
 	for e, t := range m.tets {
 		q := m.elemMass[e] / 4
 		for _, v := range t {
 			out[v] += q
+		}
+	}
+	for k, c := range m.cells {
+		M, nv := m.cellMats[k], len(c)
+		for a, v := range c {
+			s := 0.0
+			for _, x := range M[nv*a : nv*a+nv] {
+				s += x
+			}
+			out[v] += s
 		}
 	}
 	return out

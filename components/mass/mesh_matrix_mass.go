@@ -19,6 +19,12 @@ import (
 // the compressed sparse rows of the n×n scalar matrix (a diagonal entry and
 // one entry per mesh edge in every row), so M·dx is one sparse product.
 //
+// On hexahedra (graph.HexahedronTopology) the element matrix is
+// M_ab = ∫ρ Nₐ N_b dV of the trilinear shape functions, by 3×3×3 Gauss
+// points (exact for any trilinear hexahedron; on a box it is the tensor
+// product of the 1-D (h/6)[2 1; 1 2]); massDensityPerElement then lists
+// the tetrahedra first, then the hexahedra.
+//
 // Consistent versus lumped (DiagonalMass, the row sums of this matrix):
 // the consistent mass integrates ρ u·v exactly for the piecewise-linear
 // fields of the mesh, so the kinetic energy of any linear velocity field
@@ -101,6 +107,13 @@ func (m *MeshMatrixMass) assemble(tm *tetMesh) {
 			}
 		}
 	}
+	for _, c := range tm.cells {
+		for _, a := range c {
+			for _, b := range c {
+				pairs = append(pairs, uint64(a)<<32|uint64(b))
+			}
+		}
+	}
 	slices.Sort(pairs)
 	pairs = slices.Compact(pairs)
 	m.rowPtr = make([]int32, n+1)
@@ -124,6 +137,16 @@ func (m *MeshMatrixMass) assemble(tm *tetMesh) {
 				} else {
 					m.val[int(m.rowPtr[a])+k] += off
 				}
+			}
+		}
+	}
+	for c, cell := range tm.cells {
+		M, nv := tm.cellMats[c], len(cell)
+		for i, a := range cell {
+			row := m.col[m.rowPtr[a]:m.rowPtr[a+1]]
+			for j, b := range cell {
+				k, _ := slices.BinarySearch(row, int32(b))
+				m.val[int(m.rowPtr[a])+k] += M[nv*i+j]
 			}
 		}
 	}
