@@ -258,7 +258,9 @@ func (s *cellSolid) NumElements() int {
 	return s.mesh.numElements()
 }
 
-func (s *cellSolid) elements(body func(lo, hi int)) { s.runner.Run(s.mesh.numElements(), cellGrain, body) }
+func (s *cellSolid) elements(body func(lo, hi int)) {
+	s.runner.Run(s.mesh.numElements(), cellGrain, body)
+}
 
 func (s *cellSolid) accumulate(out []float64) {
 	s.argOut = out
