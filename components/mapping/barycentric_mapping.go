@@ -28,20 +28,32 @@ import (
 // vertex exactly (weights below 1e-12 are set to zero and the largest takes
 // the remainder), so it follows the vertex bit for bit.
 //
-// The parent's tetrahedra come from the `topology` link, or from the
+// Hexahedra (a parent topology serving graph.HexahedronTopology) embed
+// points trilinearly: a point in hexahedron h gets the weights Nₐ(ξ) of
+// its reference coordinates ξ (x(ξ) = p solved by Newton's method from
+// the point's position in the hexahedron's Kuhn tetrahedra, to 1e-14 of
+// the element size), so x_i = Σₐ Nₐ(ξ_i) x_{h(i)ₐ}: exact J, zero
+// geometric stiffness, and a point on a vertex follows it bit for bit. A
+// topology may serve both kinds; each point goes to the cell containing
+// it (else the nearest, extrapolated).
+//
+// The parent's cells come from the `topology` link, or from the
 // topology of the parent state's node (or its nearest ancestor). Points
-// are located with a uniform grid over the tetrahedra's bounding boxes:
+// are located with a uniform grid over the cells' bounding boxes:
 // O(1) per point inside the mesh, a growing ring search outside it.
 type BarycentricMapping struct {
 	graph.ObjectBase
 	MappingIO
 	Topology graph.Link `toml:"topology" doc:"tetrahedral topology of the input state (default: the topology of the input state's node, or of its nearest ancestor)"`
 
-	// idx[4i:4i+4] are the parent vertices of child point i, w[4i:4i+4]
-	// their weights.
-	idx []int32
-	w   []float64
-	tet []int32 // parent tetrahedron of each child point
+	// idx[k·i:k·i+k] are the parent vertices of child point i,
+	// w[k·i:k·i+k] their weights; k = 4 on tetrahedra, 8 when the parent
+	// has hexahedra (a point in a tetrahedron then has four zero weights).
+	idx     []int32
+	w       []float64
+	k       int
+	numTets int     // cells below numTets are tetrahedra
+	tet     []int32 // parent cell of each child point (tetrahedra, then hexahedra)
 
 	outside int     // child points outside every tetrahedron
 	maxDist float64 // largest distance of such a point to its tetrahedron
@@ -80,9 +92,10 @@ func (m *BarycentricMapping) Init() error {
 		return m.Wrap(err)
 	}
 	tets := topo.Tetrahedra()
+	hexes := graph.HexahedraOf(topo)
 	np := m.from.Size()
-	if len(tets) == 0 {
-		return m.Errorf("topology %q of the input state has no tetrahedra; BarycentricMapping embeds points in a tetrahedral mesh", topo.Base().Path())
+	if len(tets) == 0 && len(hexes) == 0 {
+		return m.Errorf("topology %q of the input state has no tetrahedra or hexahedra; BarycentricMapping embeds points in a volume mesh", topo.Base().Path())
 	}
 	if len(topo.Points()) != 3*np {
 		return m.Errorf("topology %q has %d points but the input state %q has %d DOFs; they must be the same points", topo.Base().Path(), len(topo.Points())/3, m.from.Base().Path(), np)
@@ -94,11 +107,18 @@ func (m *BarycentricMapping) Init() error {
 			}
 		}
 	}
+	for e, h := range hexes {
+		for _, v := range h {
+			if v < 0 || v >= np {
+				return m.Errorf("hexahedron %d of topology %q has vertex %d outside the %d points", e, topo.Base().Path(), v, np)
+			}
+		}
+	}
 	nc := m.to.Size()
 	if nc == 0 {
 		return m.Errorf("the output state %q has no points to embed; give its node a surface (a VisualModel with a filename, a MeshLoader) or positions", m.to.Base().Path())
 	}
-	if err := m.locate(tets, m.from.Vec(graph.RestPosition), m.to.Vec(graph.RestPosition)); err != nil {
+	if err := m.locate(tets, hexes, m.from.Vec(graph.RestPosition), m.to.Vec(graph.RestPosition)); err != nil {
 		return m.Wrap(err)
 	}
 	applyRestAndPosition(m)
@@ -129,36 +149,147 @@ func (m *BarycentricMapping) parentTopology() (graph.Topology, error) {
 	return t, nil
 }
 
-// locate computes, for every child rest point, its parent tetrahedron and
-// barycentric coordinates in the rest mesh x0.
-func (m *BarycentricMapping) locate(tets [][4]int, x0, childRest []float64) error {
+// locate computes, for every child rest point, its parent cell and
+// weights in the rest mesh x0. Hexahedra are located through their six
+// Kuhn tetrahedra, then given trilinear weights.
+func (m *BarycentricMapping) locate(tets [][4]int, hexes [][8]int, x0, childRest []float64) error {
 	nc := len(childRest) / 3
-	loc, err := newTetLocator(tets, x0)
+	loc := tets
+	if len(hexes) > 0 {
+		loc = append(append([][4]int(nil), tets...), hexKuhnTets(hexes)...)
+	}
+	tl, err := newTetLocator(loc, x0)
 	if err != nil {
 		return err
 	}
-	m.idx = make([]int32, 4*nc)
-	m.w = make([]float64, 4*nc)
+	m.k, m.numTets = 4, len(tets)
+	if len(hexes) > 0 {
+		m.k = 8
+	}
+	k := m.k
+	m.idx = make([]int32, k*nc)
+	m.w = make([]float64, k*nc)
 	m.tet = make([]int32, nc)
 	m.outside, m.maxDist = 0, 0
 	for i := 0; i < nc; i++ {
 		p := geom.At(childRest, i)
-		e, w, dist := loc.find(p)
+		e, w, dist := tl.find(p)
 		if e < 0 {
-			return fmt.Errorf("child point %d at %v: no tetrahedron of the input mesh to attach it to", i, p)
+			return fmt.Errorf("child point %d at %v: no cell of the input mesh to attach it to", i, p)
 		}
 		if dist > 0 {
 			m.outside++
 			m.maxDist = math.Max(m.maxDist, dist)
 		}
-		snapWeights(&w)
-		m.tet[i] = int32(e)
+		if e < len(tets) {
+			snapWeights(&w)
+			m.tet[i] = int32(e)
+			for j := 0; j < 4; j++ {
+				m.idx[k*i+j] = int32(tets[e][j])
+				m.w[k*i+j] = w[j]
+			}
+			continue
+		}
+		hx := (e - len(tets)) / 6
+		h := hexes[hx]
+		// Starting point: the reference coordinates of the point's
+		// barycentric combination of the Kuhn tetrahedron's corners.
+		kt := hexKuhn[(e-len(tets))%6]
+		var xi geom.Vec3
 		for j := 0; j < 4; j++ {
-			m.idx[4*i+j] = int32(tets[e][j])
-			m.w[4*i+j] = w[j]
+			xi = xi.Add(geom.HexRef[kt[j]].Scale(w[j]))
+		}
+		var n [8]float64
+		if xi, ok := trilinearCoordinates(x0, h, p, xi); ok {
+			n = geom.HexShape(xi)
+		} else {
+			// Far outside a distorted hexahedron the trilinear map may
+			// fold and Newton fail: the point then follows the Kuhn
+			// tetrahedron it was attached to, linearly.
+			for j := 0; j < 4; j++ {
+				n[kt[j]] = w[j]
+			}
+		}
+		snapHexWeights(&n)
+		m.tet[i] = int32(len(tets) + hx)
+		for j := 0; j < 8; j++ {
+			m.idx[k*i+j] = int32(h[j])
+			m.w[k*i+j] = n[j]
 		}
 	}
 	return nil
+}
+
+// hexKuhn lists the Kuhn tetrahedra of a hexahedron as VTK corner
+// numbers (kuhnCorners of package topology, whose grid corner numbers
+// b = bx + 2by + 4bz map to VTK corners by 0,1,3,2,4,5,7,6).
+var hexKuhn = func() (out [6][4]int) {
+	kuhn := [6][4]int{{0, 1, 3, 7}, {0, 1, 7, 5}, {0, 2, 7, 3}, {0, 2, 6, 7}, {0, 4, 5, 7}, {0, 4, 7, 6}}
+	vtk := [8]int{0, 1, 3, 2, 4, 5, 7, 6}
+	for s, t := range kuhn {
+		for j, b := range t {
+			out[s][j] = vtk[b]
+		}
+	}
+	return out
+}()
+
+// hexKuhnTets returns the six Kuhn tetrahedra of every hexahedron, in
+// order (tetrahedron 6h + s belongs to hexahedron h).
+func hexKuhnTets(hexes [][8]int) [][4]int {
+	out := make([][4]int, 0, 6*len(hexes))
+	for _, h := range hexes {
+		for _, t := range hexKuhn {
+			out = append(out, [4]int{h[t[0]], h[t[1]], h[t[2]], h[t[3]]})
+		}
+	}
+	return out
+}
+
+// trilinearCoordinates solves x(ξ) = p for the reference coordinates ξ of
+// p in hexahedron h (rest points x0) by Newton's method from xi, to
+// 1e-14 of the element's size in at most 50 iterations (from the Kuhn
+// estimate Newton converges in a few steps inside the element; outside
+// it extrapolates the same polynomial map). It reports false when Newton
+// does not converge or leaves |ξ| ≤ 10 (the map folds far outside a
+// distorted element).
+func trilinearCoordinates(x0 []float64, h [8]int, p, xi geom.Vec3) (geom.Vec3, bool) {
+	size := geom.At(x0, h[6]).Sub(geom.At(x0, h[0])).Norm()
+	for it := 0; it < 50; it++ {
+		r := p.Sub(geom.HexMap(x0, h, xi))
+		if r.Norm() <= 1e-14*size {
+			return xi, true
+		}
+		inv, ok := geom.HexJacobian(x0, h, xi).Inverse()
+		if !ok || xi.Norm() > 10 {
+			return xi, false
+		}
+		xi = xi.Add(inv.MulVec(r))
+	}
+	return xi, false
+}
+
+// snapHexWeights sets trilinear weights within baryZero of zero to zero
+// and lets the largest take the remainder, as snapWeights does, so a
+// point on a vertex has the weight 1 there exactly.
+func snapHexWeights(w *[8]float64) {
+	big := 0
+	for j := 1; j < 8; j++ {
+		if w[j] > w[big] {
+			big = j
+		}
+	}
+	rest := 0.0
+	for j := 0; j < 8; j++ {
+		if j == big {
+			continue
+		}
+		if math.Abs(w[j]) < baryZero {
+			w[j] = 0
+		}
+		rest += w[j]
+	}
+	w[big] = 1 - rest
 }
 
 // snapWeights sets weights within baryZero of zero to zero and lets the
@@ -190,11 +321,28 @@ func snapWeights(w *[4]float64) {
 func (m *BarycentricMapping) Outside() (count int, maxDistance float64) { return m.outside, m.maxDist }
 
 // Embedding returns the parent tetrahedron (index into the topology's
-// tetrahedra), its vertices and the barycentric weights of child point i.
+// tetrahedra), its vertices and the barycentric weights of child point i
+// (for a parent with hexahedra, the first four of EmbeddingCell's).
 func (m *BarycentricMapping) Embedding(i int) (tet int, vertices [4]int, weights [4]float64) {
 	for j := 0; j < 4; j++ {
-		vertices[j] = int(m.idx[4*i+j])
-		weights[j] = m.w[4*i+j]
+		vertices[j] = int(m.idx[m.k*i+j])
+		weights[j] = m.w[m.k*i+j]
+	}
+	return int(m.tet[i]), vertices, weights
+}
+
+// EmbeddingCell returns the parent cell of child point i (the topology's
+// tetrahedra numbered first, then its hexahedra), its vertices and
+// weights (4 for a tetrahedron, 8 for a hexahedron).
+func (m *BarycentricMapping) EmbeddingCell(i int) (cell int, vertices []int, weights []float64) {
+	k := m.k
+	n := 8
+	if int(m.tet[i]) < m.numTets {
+		n = 4 // a tetrahedron (padded with zero weights in a mixed mesh)
+	}
+	for j := 0; j < n; j++ {
+		vertices = append(vertices, int(m.idx[k*i+j]))
+		weights = append(weights, m.w[k*i+j])
 	}
 	return int(m.tet[i]), vertices, weights
 }
@@ -207,6 +355,20 @@ func (m *BarycentricMapping) ApplyJ(childV, parentV []float64) { m.interpolate(c
 
 func (m *BarycentricMapping) interpolate(child, parent []float64) {
 	idx, w := m.idx, m.w
+	if m.k == 8 {
+		for i := 0; i < len(w)/8; i++ {
+			var x, y, z float64
+			for j := 8 * i; j < 8*i+8; j++ {
+				a, wj := 3*int(idx[j]), w[j]
+				x += wj * parent[a]
+				y += wj * parent[a+1]
+				z += wj * parent[a+2]
+			}
+			out := child[3*i : 3*i+3 : 3*i+3]
+			out[0], out[1], out[2] = x, y, z
+		}
+		return
+	}
 	for i := 0; i < len(w)/4; i++ {
 		a, b, c, d := 3*int(idx[4*i]), 3*int(idx[4*i+1]), 3*int(idx[4*i+2]), 3*int(idx[4*i+3])
 		wa, wb, wc, wd := w[4*i], w[4*i+1], w[4*i+2], w[4*i+3]
@@ -219,11 +381,11 @@ func (m *BarycentricMapping) interpolate(child, parent []float64) {
 
 // ApplyJT implements graph.Mapping: f_{t(i)_j} += w_ij f_i.
 func (m *BarycentricMapping) ApplyJT(parentF, childF []float64) {
-	idx, w := m.idx, m.w
-	for i := 0; i < len(w)/4; i++ {
+	idx, w, k := m.idx, m.w, m.k
+	for i := 0; i < len(w)/k; i++ {
 		fx, fy, fz := childF[3*i], childF[3*i+1], childF[3*i+2]
-		for j := 0; j < 4; j++ {
-			v, wj := 3*int(idx[4*i+j]), w[4*i+j]
+		for j := k * i; j < k*i+k; j++ {
+			v, wj := 3*int(idx[j]), w[j]
 			parentF[v] += wj * fx
 			parentF[v+1] += wj * fy
 			parentF[v+2] += wj * fz
