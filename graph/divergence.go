@@ -70,7 +70,7 @@ func (r *reach) radius(t float64) float64 {
 // pointLayout reports whether the coordinates of template t begin with a
 // point in space, and the coordinate and derivative strides of one DOF:
 // Vec3 (3, 3), Rigid3 (7, 6: translation, then orientation), Affine3
-// (12, 12: translation, then the linear part).
+// (12, 12: translation, then the linear part), Quadratic3 (30, 30).
 func pointLayout(t Template) (coord, deriv int, ok bool) {
 	switch tt := t.(type) {
 	case Rigid3Template:
@@ -81,6 +81,8 @@ func pointLayout(t Template) (coord, deriv int, ok bool) {
 			return 3, 3, true
 		case tt == Affine3:
 			return 12, 12, true
+		case tt == Quadratic3:
+			return 30, 30, true
 		}
 	}
 	return 0, 0, false

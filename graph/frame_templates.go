@@ -29,14 +29,24 @@ package graph
 // region from its polynomial moments (Faure et al. 2011 Sec. 5.3: the
 // "elastons" of Martin et al. 2010). Its derivative is again 36 numbers,
 // the "force" being −∂W/∂(F, ∇F).
+//
+// Quadratic3 is a quadratic frame (Faure et al. 2011 eq. 3 with the
+// complete polynomial basis of order 2): 30 numbers [t(3) A(27)], A the
+// 3×9 matrix (row-major) of the map ℓ ↦ t + A b(ℓ) of local coordinates,
+// b(ℓ) = [ℓ₀, ℓ₁, ℓ₂, ℓ₀², ℓ₁², ℓ₂², ℓ₀ℓ₁, ℓ₁ℓ₂, ℓ₂ℓ₀]: row r of A holds
+// the 3 linear coefficients of x_r, then those of x², y², z², xy, yz, zx.
+// At rest the quadratic columns are zero (the rest frame is affine). Its
+// derivative is the same 30 numbers.
 var (
-	Affine3 Template = VecTemplate{"Affine3", 12}
-	F331    Template = VecTemplate{"F331", 9}
-	F332    Template = VecTemplate{"F332", 36}
+	Affine3    Template = VecTemplate{"Affine3", 12}
+	Quadratic3 Template = VecTemplate{"Quadratic3", 30}
+	F331       Template = VecTemplate{"F331", 9}
+	F332       Template = VecTemplate{"F332", 36}
 )
 
 func init() {
 	RegisterTemplate(Affine3)
+	RegisterTemplate(Quadratic3)
 	RegisterTemplate(F331)
 	RegisterTemplate(F332)
 }

@@ -356,7 +356,7 @@ name = "beam"
   [[node.object]]
   type = "MechanicalObject"
   template = "Vec4"   # <-
-`, false, []string{`object "MechanicalObject"`, `unknown template "Vec4" (did you mean "Vec1"?); known: Affine3, F331, F332, Rigid3, Vec1, Vec3 (SOFA's Vec1d, Vec3d`}},
+`, false, []string{`object "MechanicalObject"`, `unknown template "Vec4" (did you mean "Vec1"?); known: Affine3, F331, F332, Quadratic3, Rigid3, Vec1, Vec3 (SOFA's Vec1d, Vec3d`}},
 
 		{"position with the wrong arity (Init)", `
 [[node]]

@@ -64,6 +64,7 @@ var sofaNames = []SOFAName{
 	{Name: "Rigid3d", Template: true, Status: SOFAAlias, Use: "Rigid3"},
 	{Name: "Rigid", Template: true, Status: SOFAAlias, Use: "Rigid3"},
 	{Name: "Affine", Template: true, Status: SOFAAlias, Use: "Affine3"},
+	{Name: "Quadratic", Template: true, Status: SOFAAlias, Use: "Quadratic3"},
 	{Name: "Vec1f", Template: true, Status: SOFAEquivalent, Use: "Vec1", Note: singlePrecision},
 	{Name: "Vec3f", Template: true, Status: SOFAEquivalent, Use: "Vec3", Note: singlePrecision},
 	{Name: "Rigid3f", Template: true, Status: SOFAEquivalent, Use: "Rigid3", Note: singlePrecision},

@@ -51,6 +51,12 @@ import (
 // frames, with the same J, Jᵀ and geometric stiffness structure
 // (skinning_blocks.go). With Σ ∇∇w = 0 affine motions give ∇F = 0 exactly.
 //
+// Quadratic3 frames (graph.Quadratic3: x = t + A b(X̂), b the complete
+// quadratic basis) map the same way through the general path, to Vec3,
+// F331 or F332; their rest coordinates must be affine (zero quadratic
+// columns), X̂ = Ā⁻¹(X − t̄) with Ā the rest linear part, and the mapping
+// is linear in (t, A): constant J, no geometric stiffness.
+//
 // Weights, rest points and the re-initialisation contract are described
 // on SkinningInputs; the weights must be a partition of unity.
 type LinearBlendSkinningMapping struct {
@@ -79,7 +85,7 @@ func init() {
 	graph.Register(graph.TypeInfo{
 		Name:    "LinearBlendSkinningMapping",
 		Kind:    graph.KindMapping,
-		Summary: "Linear blend skinning (Faure et al. 2011, eq. 3; SOFA Flexible's LinearMapping): Rigid3 or Affine3 frames map to Vec3 points, to F331 deformation gradients at samples, or to F332 (F and ∂F/∂X, from the weights' Hessians), x = Σ wᵢ Tᵢ T̄ᵢ⁻¹ X, F = ∂x/∂X; exact J, Jᵀ and (rigid frames) geometric stiffness.",
+		Summary: "Linear blend skinning (Faure et al. 2011, eq. 3; SOFA Flexible's LinearMapping): Rigid3, Affine3 or Quadratic3 frames map to Vec3 points, to F331 deformation gradients at samples, or to F332 (F and ∂F/∂X, from the weights' Hessians), x = Σ wᵢ Tᵢ T̄ᵢ⁻¹ X, F = ∂x/∂X; exact J, Jᵀ and (rigid frames) geometric stiffness.",
 		New:     func() graph.Object { return NewLinearBlendSkinningMapping() },
 	})
 }
@@ -128,15 +134,28 @@ func (m *LinearBlendSkinningMapping) initialise(reinit bool) error {
 			return fmt.Errorf("rest frame %d has a singular matrix (det = %g)", k, A.Det())
 		}
 		m.restInv[k], m.restT[k] = inv, t
+		if m.quadraticFrames {
+			c := rest[30*k : 30*k+30]
+			for r := 0; r < 3; r++ {
+				for j := 3; j < 9; j++ {
+					if c[3+9*r+j] != 0 {
+						return fmt.Errorf("rest frame %d has quadratic coefficients (A[%d][%d] = %g): a quadratic frame's rest position must be affine (zero quadratic columns)", k, r, j, c[3+9*r+j])
+					}
+				}
+			}
+		}
 	}
 	ne := len(m.weights.Frames)
 	m.local = make([]geom.Vec3, ne)
 	m.g, m.arm, m.h = nil, nil, nil
 	m.blocks.kind = rigidFrames
-	if m.affineFrames {
+	switch {
+	case m.affineFrames:
 		m.blocks.kind = affineFrames
+	case m.quadraticFrames:
+		m.blocks.kind = quadraticFrames
 	}
-	m.blocks.generic = m.hessiansOutput
+	m.blocks.generic = m.hessiansOutput || m.quadraticFrames
 	if m.blocks.generic {
 		for p := 0; p < m.weights.NumPoints(); p++ {
 			X := geom.At(m.rest, p)
@@ -171,8 +190,13 @@ func (m *LinearBlendSkinningMapping) initialise(reinit bool) error {
 	return nil
 }
 
-// frameTransform returns (A, t) of frame k of the coordinates x.
+// frameTransform returns (A, t) of frame k of the coordinates x (for a
+// quadratic frame, A is the linear part: the first three columns).
 func (m *LinearBlendSkinningMapping) frameTransform(x []float64, k int) (geom.Mat3, geom.Vec3) {
+	if m.quadraticFrames {
+		c := x[30*k : 30*k+30]
+		return geom.Mat3{c[3], c[4], c[5], c[12], c[13], c[14], c[21], c[22], c[23]}, geom.Vec3{c[0], c[1], c[2]}
+	}
 	if m.affineFrames {
 		c := x[12*k : 12*k+12]
 		return geom.Mat3(c[3:12]), geom.Vec3{c[0], c[1], c[2]}
@@ -183,8 +207,11 @@ func (m *LinearBlendSkinningMapping) frameTransform(x []float64, k int) (geom.Ma
 
 func (m *LinearBlendSkinningMapping) checkFrames(parentLen int) {
 	cs := 7
-	if m.affineFrames {
+	switch {
+	case m.affineFrames:
 		cs = 12
+	case m.quadraticFrames:
+		cs = 30
 	}
 	if parentLen/cs != len(m.restInv) {
 		panic(fmt.Sprintf("%s: the input state has %d frames but the mapping was set up for %d; call Reinit after resizing it", m.Path(), parentLen/cs, len(m.restInv)))
@@ -448,7 +475,7 @@ func (m *LinearBlendSkinningMapping) ApplyJT(parentF, childF []float64) {
 // frames: δτ = (δθ × r) × f = r (δθ·f) − δθ (r·f) per point and
 // Σ_c H[:,c] (δθ·P[:,c]) − δθ (H[:,c]·P[:,c]) per sample.
 func (m *LinearBlendSkinningMapping) ApplyDJT(parentDf, parentDx, childF []float64, kFactor float64) {
-	if m.affineFrames || kFactor == 0 {
+	if m.affineFrames || m.quadraticFrames || kFactor == 0 {
 		return
 	}
 	if m.blocks.generic {
@@ -510,6 +537,9 @@ func (m *LinearBlendSkinningMapping) ApplyDJT(parentDf, parentDx, childF []float
 // the last Apply. It is what inverting the skinning map by Newton's method
 // needs (Gilles Sec. 4.4: X ← X + F⁻¹ (x* − x(X))).
 func (m *LinearBlendSkinningMapping) Deform(X geom.Vec3, frames []int, weights []float64, grads []geom.Vec3) (x geom.Vec3, F geom.Mat3) {
+	if m.blocks.generic {
+		return m.deformBlocks(X, frames, weights, grads)
+	}
 	for i, k := range frames {
 		local := m.restInv[k].MulVec(X.Sub(m.restT[k]))
 		xi := m.curA[k].MulVec(local).Add(m.curT[k])

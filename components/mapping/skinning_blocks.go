@@ -426,3 +426,36 @@ func (m *LinearBlendSkinningMapping) applyDJTBlocks(parentDf, parentDx, childF [
 		}
 	})
 }
+
+// deformBlocks is Deform of the general path: x = Σ w (A b + t) and
+// F = Σ A (w D + b ∇wᵀ) + t ∇wᵀ at the frames of the last Apply.
+func (m *LinearBlendSkinningMapping) deformBlocks(X geom.Vec3, frames []int, weights []float64, grads []geom.Vec3) (x geom.Vec3, F geom.Mat3) {
+	bs := &m.blocks
+	nb := bs.nb
+	for i, k := range frames {
+		Xh := m.restInv[k].MulVec(X.Sub(m.restT[k]))
+		b, D, _ := basisAt(bs.kind, m.restInv[k], Xh)
+		A := bs.curL[3*nb*k : 3*nb*(k+1)]
+		t := m.curT[k]
+		w := weights[i]
+		var dw geom.Vec3
+		if grads != nil {
+			dw = grads[i]
+		}
+		for r := 0; r < 3; r++ {
+			xr := t[r]
+			for j := 0; j < nb; j++ {
+				xr += A[nb*r+j] * b[j]
+			}
+			x[r] += w * xr
+			for c := 0; c < 3; c++ {
+				s := 0.0
+				for j := 0; j < nb; j++ {
+					s += A[nb*r+j] * D[3*j+c]
+				}
+				F[3*r+c] += w*s + xr*dw[c]
+			}
+		}
+	}
+	return x, F
+}

@@ -288,6 +288,7 @@ type SkinningInputs struct {
 	gradientsOutput bool // child is F331 or F332
 	hessiansOutput  bool // child is F332
 	affineFrames    bool // parent is Affine3
+	quadraticFrames bool // parent is Quadratic3
 }
 
 type inputSource int
@@ -362,18 +363,19 @@ func (s *SkinningInputs) setup(b *graph.ObjectBase, typeName string, allowAffine
 	if err := s.resolve(b); err != nil {
 		return err
 	}
+	s.affineFrames, s.quadraticFrames = false, false
 	switch pt := s.from.Template().Name(); pt {
 	case graph.Rigid3.Name():
-		s.affineFrames = false
-	case graph.Affine3.Name():
+	case graph.Affine3.Name(), graph.Quadratic3.Name():
 		if !allowAffine {
-			return fmt.Errorf("input state %q has template Affine3; %s needs Rigid3 frames (use LinearBlendSkinningMapping for affine frames)", s.from.Base().Path(), typeName)
+			return fmt.Errorf("input state %q has template %s; %s needs Rigid3 frames (use LinearBlendSkinningMapping for affine or quadratic frames)", s.from.Base().Path(), pt, typeName)
 		}
-		s.affineFrames = true
+		s.affineFrames = pt == graph.Affine3.Name()
+		s.quadraticFrames = pt == graph.Quadratic3.Name()
 	default:
 		want := "Rigid3"
 		if allowAffine {
-			want = "Rigid3 or Affine3"
+			want = "Rigid3, Affine3 or Quadratic3"
 		}
 		return fmt.Errorf("input state %q has template %s; %s needs %s frames", s.from.Base().Path(), pt, typeName, want)
 	}

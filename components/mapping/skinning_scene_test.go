@@ -290,7 +290,7 @@ name = "body"
 		{"Rigid3", rigid, "F331", "LinearBlendSkinningMapping", one + "\n    weights = [[0.5, 0.5]]", "need weight gradients"},
 		{"Rigid3", rigid, "Vec3", "LinearBlendSkinningMapping", "restPoints = [[0.5, 0, 0]]", "no weights"},
 		{"Rigid3", rigid, "F331", "LinearBlendSkinningMapping", "", "no sample positions"},
-		{"Vec3", vec, "Vec3", "LinearBlendSkinningMapping", one + "\n    weights = [[0.5, 0.5]]", "Rigid3 or Affine3"},
+		{"Vec3", vec, "Vec3", "LinearBlendSkinningMapping", one + "\n    weights = [[0.5, 0.5]]", "Rigid3, Affine3 or Quadratic3"},
 		{"Rigid3", rigid, "Rigid3", "LinearBlendSkinningMapping", one + "\n    weights = [[0.5, 0.5]]", "Vec3 points or F331"},
 		{"Affine3", "[[0,0,0,1,0,0,0,1,0,0,0,1]]", "Vec3", "DualQuaternionSkinningMapping", "restPoints = [[0.5, 0, 0]]\n    indices = [[0]]\n    weights = [[1]]", "needs Rigid3"},
 		{"Rigid3", flipped, "Vec3", "DualQuaternionSkinningMapping", one + "\n    weights = [[0.5, 0.5]]", "opposite hemisphere"},

@@ -153,7 +153,7 @@ func (f *FrameInserter) insert(p geom.Vec3) (InsertionReport, error) {
 	}
 	tmpl := st.Template().Name()
 	if tmpl != graph.Rigid3.Name() && tmpl != graph.Affine3.Name() {
-		return rep, fmt.Errorf("frames' state %q has template %s; frames are Rigid3 or Affine3", st.Base().Path(), tmpl)
+		return rep, fmt.Errorf("frames' state %q has template %s; frames are Rigid3 or Affine3 (frames cannot be inserted among quadratic frames)", st.Base().Path(), tmpl)
 	}
 	// The mappings fed by the frames, anywhere in the scene.
 	var maps []skinning

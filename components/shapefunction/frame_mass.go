@@ -10,8 +10,8 @@ import (
 	"github.com/sofago/sofago/graph"
 )
 
-// FrameMass is the mass of the frames of a frame-based model (Rigid3 or
-// Affine3), integrated over the voxels of a MaterialGrid with the weights
+// FrameMass is the mass of the frames of a frame-based model (Rigid3,
+// Affine3 or Quadratic3), integrated over the voxels of a MaterialGrid with the weights
 // of a shape function (Gilles et al. 2011 eq. 6 and Sec. 4.3; Faure et
 // al. 2011 eq. 8).
 //
@@ -32,6 +32,12 @@ import (
 //     carry exactly the object's mass, first and second moments: the
 //     kinetic energy of every rigid motion of the whole object (all frames
 //     moving together) is exact, and free fall accelerates at g.
+//
+// Quadratic3 frames get 30×30 blocks [[m I, I ⊗ sᵀ], [I ⊗ s, I ⊗ Q]]
+// with s = ∫ρω b and Q = ∫ρω b bᵀ over their basis b(X̂) (each voxel's box
+// integrated exactly by 3×3×3 Gauss points), and the gravity moments
+// ĉ = ∫ρ w b: partition lumping then makes the kinetic energy of any
+// quadratic velocity field exact.
 //
 // Each voxel counts as a box of uniform weight (its centre's), so its own
 // second moment h²/12 enters the rotational (and affine) blocks exactly
@@ -60,15 +66,17 @@ type FrameMass struct {
 	Skinning      string     `toml:"skinning" doc:"skinning the gravity is mapped through: auto (that of the mappings fed by the frames), linearBlend or dualQuaternion" enum:"auto,linearBlend,dualQuaternion"`
 
 	state  graph.State
-	affine bool
+	affine bool // linear frames: Affine3 or Quadratic3 (A and t enter the map linearly)
+	nb     int  // linear frames: basis size, 3 (affine) or 9 (quadratic)
 	nf     int
-	bs     int // block size: 6 or 12
+	bs     int // block size: 6, 12 or 30
 
 	restM    [][]float64 // M̄_i, bs×bs row-major
 	restMinv [][]float64 // M̄_i⁻¹
 	restQ    []geom.Quat // rest orientation of rigid frames
 	mass     []float64   // m_i = ∫ ρ w_i (gravity)
 	moment   []geom.Vec3 // affine: ĉ_i = ∫ ρ w_i X̂_i; rigid: ∫ ρ w_i (X − t̄_i), rest world axes (gravity)
+	momentN  [][]float64 // linear frames: ĉ_i = ∫ ρ w_i b(X̂_i) (nb numbers; gravity)
 	total    float64
 
 	rot []geom.Mat3 // R_i R̄_iᵀ at the last AddForce (rigid)
@@ -85,7 +93,7 @@ func init() {
 	graph.Register(graph.TypeInfo{
 		Name:    "FrameMass",
 		Kind:    graph.KindMass,
-		Summary: "Mass of Rigid3/Affine3 frames integrated over the voxels with the shape function's weights (Gilles et al. 2011 eq. 6, lumped per frame, rotated per eq. 15), with the exact mapped weight of the material as gravity (linear blend or dual-quaternion skinning).",
+		Summary: "Mass of Rigid3/Affine3/Quadratic3 frames integrated over the voxels with the shape function's weights (Gilles et al. 2011 eq. 6, lumped per frame, rotated per eq. 15), with the exact mapped weight of the material as gravity (linear blend or dual-quaternion skinning).",
 		New:     func() graph.Object { return &FrameMass{Lumping: "partition", Skinning: "auto"} },
 	})
 }
@@ -114,15 +122,17 @@ func (m *FrameMass) compute() error {
 	}
 	st := m.Node.State()
 	if st == nil {
-		return errors.New("needs the frames' MechanicalObject (Rigid3 or Affine3) in the same node")
+		return errors.New("needs the frames' MechanicalObject (Rigid3, Affine3 or Quadratic3) in the same node")
 	}
 	switch st.Template().Name() {
 	case graph.Rigid3.Name():
-		m.affine, m.bs = false, 6
+		m.affine, m.bs, m.nb = false, 6, 0
 	case graph.Affine3.Name():
-		m.affine, m.bs = true, 12
+		m.affine, m.bs, m.nb = true, 12, 3
+	case graph.Quadratic3.Name():
+		m.affine, m.bs, m.nb = true, 30, 9
 	default:
-		return fmt.Errorf("state %q has template %s; FrameMass needs Rigid3 or Affine3 frames", st.Base().Path(), st.Template().Name())
+		return fmt.Errorf("state %q has template %s; FrameMass needs Rigid3, Affine3 or Quadratic3 frames", st.Base().Path(), st.Template().Name())
 	}
 	m.state = st
 	m.nf = st.Size()
@@ -152,6 +162,15 @@ func (m *FrameMass) compute() error {
 	}
 	if skin == "dualQuaternion" && m.affine {
 		return errors.New("dual-quaternion skinning needs Rigid3 frames")
+	}
+	if m.nb == 9 {
+		if err := m.computeQuadratic(g, sw, st); err != nil {
+			return err
+		}
+		m.rot = make([]geom.Mat3, m.nf)
+		m.dqs, m.dqsEnergy = nil, nil
+		m.ready = true
+		return nil
 	}
 	rest := st.Vec(graph.RestPosition)
 	cs := st.Template().CoordSize()
@@ -210,6 +229,13 @@ func (m *FrameMass) compute() error {
 			lQ[f] = lQ[f].Add(arm.Outer(arm).Add(D).Scale(rhoV * om))
 			m.mass[f] += rhoV * w
 			m.moment[f] = m.moment[f].Add(arm.Scale(rhoV * w))
+		}
+	}
+	m.momentN = nil
+	if m.affine {
+		m.momentN = make([][]float64, m.nf)
+		for f := range m.momentN {
+			m.momentN[f] = append([]float64(nil), m.moment[f][:]...)
 		}
 	}
 	m.restM = make([][]float64, m.nf)
@@ -277,6 +303,118 @@ func (m *FrameMass) compute() error {
 		}
 	}
 	m.ready = true
+	return nil
+}
+
+// gaussLegendre3 are the nodes and weights of 3-point Gauss–Legendre
+// quadrature on [−1, 1] (exact for degree ≤ 5).
+var gaussLegendre3 = [3][2]float64{{-0.7745966692414834, 5.0 / 9}, {0, 8.0 / 9}, {0.7745966692414834, 5.0 / 9}}
+
+// quadBasis writes the quadratic frame basis b(ℓ) = [ℓ, ℓ₀², ℓ₁², ℓ₂²,
+// ℓ₀ℓ₁, ℓ₁ℓ₂, ℓ₂ℓ₀] (graph.Quadratic3's layout).
+func quadBasis(b *[9]float64, l geom.Vec3) {
+	*b = [9]float64{l[0], l[1], l[2], l[0] * l[0], l[1] * l[1], l[2] * l[2], l[0] * l[1], l[1] * l[2], l[2] * l[0]}
+}
+
+// computeQuadratic integrates the 30×30 blocks and gravity moments of
+// quadratic frames. A frame's Jacobian is dx = dt + dA b(X̂), so the block
+// is [[m I, I ⊗ sᵀ], [I ⊗ s, I ⊗ Q]] with m = ∫ρω, s = ∫ρω b, Q = ∫ρω b bᵀ
+// (ω = w or w², the lumping), and gravity gets ĉ = ∫ρ w b. Each voxel
+// counts with its centre's weight and the exact integral of its box (b bᵀ
+// is of degree 4: 3×3×3 Gauss–Legendre points per voxel are exact).
+func (m *FrameMass) computeQuadratic(g *Voxels, sw mapping.SkinningWeights, st graph.State) error {
+	rest := st.Vec(graph.RestPosition)
+	restInv := make([]geom.Mat3, m.nf)
+	restT := make([]geom.Vec3, m.nf)
+	for f := 0; f < m.nf; f++ {
+		c := rest[30*f : 30*f+30]
+		restT[f] = geom.Vec3{c[0], c[1], c[2]}
+		A := geom.Mat3{c[3], c[4], c[5], c[12], c[13], c[14], c[21], c[22], c[23]}
+		inv, ok := A.Inverse()
+		if !ok {
+			return fmt.Errorf("frame %d: the rest linear part is singular", f)
+		}
+		restInv[f] = inv
+	}
+	const nb = 9
+	lm := make([]float64, m.nf)
+	ls := make([][nb]float64, m.nf)
+	lQ := make([][nb * nb]float64, m.nf)
+	m.mass = make([]float64, m.nf)
+	m.moment = make([]geom.Vec3, m.nf)
+	m.momentN = make([][]float64, m.nf)
+	for f := range m.momentN {
+		m.momentN[f] = make([]float64, nb)
+	}
+	dv := g.VoxelVolume()
+	h := g.Spacing.Scale(0.5)
+	m.total = 0
+	var b [nb]float64
+	for v := 0; v < g.NumVoxels(); v++ {
+		X := g.Centre(v)
+		rhoV := g.Density[v] * dv
+		m.total += rhoV
+		frames, weights, _ := sw.Influences(v)
+		for e, f := range frames {
+			w := weights[e]
+			om := w
+			if m.Lumping == "blockDiagonal" {
+				om = w * w
+			}
+			// Box averages of b and b bᵀ.
+			var mb [nb]float64
+			var mbb [nb * nb]float64
+			for _, gx := range gaussLegendre3 {
+				for _, gy := range gaussLegendre3 {
+					for _, gz := range gaussLegendre3 {
+						p := geom.Vec3{X[0] + gx[0]*h[0], X[1] + gy[0]*h[1], X[2] + gz[0]*h[2]}
+						q := gx[1] * gy[1] * gz[1] / 8
+						quadBasis(&b, restInv[f].MulVec(p.Sub(restT[f])))
+						for i := 0; i < nb; i++ {
+							mb[i] += q * b[i]
+							for j := 0; j < nb; j++ {
+								mbb[nb*i+j] += q * b[i] * b[j]
+							}
+						}
+					}
+				}
+			}
+			lm[f] += rhoV * om
+			for i := 0; i < nb; i++ {
+				ls[f][i] += rhoV * om * mb[i]
+				m.momentN[f][i] += rhoV * w * mb[i]
+			}
+			for i := range mbb {
+				lQ[f][i] += rhoV * om * mbb[i]
+			}
+			m.mass[f] += rhoV * w
+		}
+	}
+	m.restM = make([][]float64, m.nf)
+	m.restMinv = make([][]float64, m.nf)
+	for f := 0; f < m.nf; f++ {
+		if !(lm[f] > 0) {
+			return fmt.Errorf("frame %d has no weight on any voxel: it carries no mass (move it into the material, or raise nbRef)", f)
+		}
+		copy(m.moment[f][:], m.momentN[f][:3])
+		B := make([]float64, m.bs*m.bs)
+		set := func(i, j int, x float64) { B[i*m.bs+j] = x }
+		for a := 0; a < 3; a++ {
+			set(a, a, lm[f])
+			for i := 0; i < nb; i++ {
+				set(a, 3+nb*a+i, ls[f][i])
+				set(3+nb*a+i, a, ls[f][i])
+				for j := 0; j < nb; j++ {
+					set(3+nb*a+i, 3+nb*a+j, lQ[f][nb*i+j])
+				}
+			}
+		}
+		inv, err := invertSPD(B, m.bs)
+		if err != nil {
+			return fmt.Errorf("frame %d: mass block: %w", f, err)
+		}
+		m.restM[f], m.restMinv[f] = B, inv
+	}
 	return nil
 }
 
@@ -376,10 +514,11 @@ func (m *FrameMass) AddForce(f, x, v []float64) {
 		d[1] += fg[1]
 		d[2] += fg[2]
 		if m.affine {
-			c := m.moment[k]
+			c := m.momentN[k]
+			nb := m.nb
 			for a := 0; a < 3; a++ {
-				for b := 0; b < 3; b++ {
-					d[3+3*a+b] += g[a] * c[b]
+				for b, cb := range c {
+					d[3+nb*a+b] += g[a] * cb
 				}
 			}
 		} else {
@@ -432,7 +571,7 @@ func (m *FrameMass) PotentialEnergy(x []float64) float64 {
 	}
 	cs := 7
 	if m.affine {
-		cs = 12
+		cs = m.bs
 	}
 	e := 0.0
 	for k := 0; k < m.nf && cs*k+cs <= len(x); k++ {
@@ -440,7 +579,12 @@ func (m *FrameMass) PotentialEnergy(x []float64) float64 {
 		t := geom.Vec3{c[0], c[1], c[2]}
 		var arm geom.Vec3
 		if m.affine {
-			arm = geom.Mat3(c[3:12]).MulVec(m.moment[k])
+			nb := m.nb
+			for r := 0; r < 3; r++ {
+				for j, cj := range m.momentN[k] {
+					arm[r] += c[3+nb*r+j] * cj
+				}
+			}
 		} else {
 			q := geom.Quat{c[3], c[4], c[5], c[6]}
 			arm = q.Mul(m.restQ[k].Conj()).Mat().MulVec(m.moment[k])

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	_ "github.com/sofago/sofago/components/constraint"
@@ -22,6 +23,13 @@ func massScene(t testing.TB, template, lumping, mappingType, shape string) *grap
 	pos := "[[0.05, 0.05, 0.05, 0, 0, 0, 1], [0.45, 0.05, 0.05, 0, 0, 0, 1], [0.85, 0.05, 0.05, 0, 0, 0, 1]]"
 	if template == "Affine3" {
 		pos = "[[0.05, 0.05, 0.05, 1, 0, 0, 0, 1, 0, 0, 0, 1], [0.45, 0.05, 0.05, 1, 0, 0, 0, 1, 0, 0, 0, 1], [0.85, 0.05, 0.05, 1, 0, 0, 0, 1, 0, 0, 0, 1]]"
+	}
+	if template == "Quadratic3" {
+		var rows []string
+		for _, x := range []float64{0.05, 0.45, 0.85} {
+			rows = append(rows, fmt.Sprintf("[%g, 0.05, 0.05, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0]", x))
+		}
+		pos = "[" + strings.Join(rows, ", ") + "]"
 	}
 	src := fmt.Sprintf(`
 gravity = [0.3, -9.81, 1.2]
@@ -70,7 +78,7 @@ func randomFrames(rng *rand.Rand, st graph.State, amp float64) {
 			q := geom.QuatFromRotVec(geom.Vec3{rng.Float64() - 0.5, rng.Float64() - 0.5, rng.Float64() - 0.5}.Scale(2 * amp))
 			c[3], c[4], c[5], c[6] = q[0], q[1], q[2], q[3]
 		} else {
-			for k := 3; k < 12; k++ {
+			for k := 3; k < cs; k++ {
 				c[k] += amp * (rng.Float64() - 0.5)
 			}
 		}
@@ -271,6 +279,161 @@ func TestFrameMassFreeFall(t *testing.T) {
 		}
 		if lumping == "blockDiagonal" && worst < 1e-3 {
 			t.Errorf("block-diagonal lumping was expected to fall faster than g")
+		}
+	}
+}
+
+// quadraticFrameState reads frame f of Quadratic3 coordinates x: t and A
+// (3×9), and of the rest coordinates: t̄ and the inverse of the rest linear
+// part.
+func quadraticFrameState(x, rest []float64, f int) (t geom.Vec3, A [27]float64, tb geom.Vec3, Qi geom.Mat3) {
+	c, r := x[30*f:30*f+30], rest[30*f:30*f+30]
+	t, tb = geom.Vec3{c[0], c[1], c[2]}, geom.Vec3{r[0], r[1], r[2]}
+	copy(A[:], c[3:30])
+	Qi, _ = geom.Mat3{r[3], r[4], r[5], r[12], r[13], r[14], r[21], r[22], r[23]}.Inverse()
+	return
+}
+
+// TestFrameMassQuadraticFrames: for Quadratic3 frames (30×30 blocks),
+//   - gravity is a force field (f = −∇W, AddDForce = ∂f/∂x), and its
+//     potential at a random quadratic configuration equals −Σ_v ρ ∫_box
+//     g·x(X), x = Σ w_i (t_i + A_i b(X̂_i)) with each voxel's centre
+//     weights, integrated by 3×3×3 Gauss points here;
+//   - with partition lumping every frame falls at exactly g;
+//   - the kinetic energy of any motion whose velocity is one quadratic
+//     field u(X) (every frame moving with it) is exactly ½ ∫ ρ |u|²
+//     (Σ w = 1), Gauss-integrated over the voxels;
+//   - AccFromF inverts AddMDx.
+func TestFrameMassQuadraticFrames(t *testing.T) {
+	s := massScene(t, "Quadratic3", "partition", "LinearBlendSkinningMapping", "HarmonicShapeFunction")
+	fm := graphtest.Find[*FrameMass](t, s, "bar/FrameMass")
+	g, _ := graphtest.Find[*MaterialGrid](t, s, "bar/MaterialGrid").Voxels()
+	frames := graphtest.Find[graph.State](t, s, "bar/frames")
+	if math.Abs(fm.TotalMass()-g.Mass()) > 1e-12*g.Mass() {
+		t.Errorf("total mass %g, want %g", fm.TotalMass(), g.Mass())
+	}
+	wp, _ := fm.provider()
+	sw, err := wp.WeightsAt(g.Centres())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rest := frames.Vec(graph.RestPosition)
+	grav := s.Root.Gravity()
+	// Free fall at rest and elsewhere (the blocks are constant).
+	f := make([]float64, 30*frames.Size())
+	fm.AddForce(f, frames.Vec(graph.Position), nil)
+	a := make([]float64, len(f))
+	fm.AccFromF(a, f)
+	for k := 0; k < frames.Size(); k++ {
+		for i := 0; i < 30; i++ {
+			want := 0.0
+			if i < 3 {
+				want = grav[i]
+			}
+			if math.Abs(a[30*k+i]-want) > 1e-10*grav.Norm() {
+				t.Fatalf("frame %d: free-fall acceleration[%d] = %g, want %g", k, i, a[30*k+i], want)
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(4, 4))
+	randomFrames(rng, frames, 0.3)
+	x := append([]float64(nil), frames.Vec(graph.Position)...)
+	graphtest.CheckForceField(t, fm, frames.Template(), x, nil, graphtest.Options{Tolerance: 1e-6})
+	// The potential by Gauss points over every voxel.
+	gaussOver := func(v int, fn func(X geom.Vec3) float64) float64 {
+		X, h := g.Centre(v), g.Spacing.Scale(0.5)
+		sum := 0.0
+		for _, gx := range gaussLegendre3 {
+			for _, gy := range gaussLegendre3 {
+				for _, gz := range gaussLegendre3 {
+					p := geom.Vec3{X[0] + gx[0]*h[0], X[1] + gy[0]*h[1], X[2] + gz[0]*h[2]}
+					sum += gx[1] * gy[1] * gz[1] / 8 * fn(p)
+				}
+			}
+		}
+		return sum * g.VoxelVolume()
+	}
+	frameX := func(c []float64, f int, X geom.Vec3) geom.Vec3 {
+		tf, A, tb, Qi := quadraticFrameState(c, rest, f)
+		var b [9]float64
+		quadBasis(&b, Qi.MulVec(X.Sub(tb)))
+		for r := 0; r < 3; r++ {
+			for j := 0; j < 9; j++ {
+				tf[r] += A[9*r+j] * b[j]
+			}
+		}
+		return tf
+	}
+	want := 0.0
+	for v := 0; v < g.NumVoxels(); v++ {
+		fr, ws, _ := sw.Influences(v)
+		want -= g.Density[v] * gaussOver(v, func(X geom.Vec3) float64 {
+			var xs geom.Vec3
+			for e, k := range fr {
+				xs = xs.Add(frameX(x, k, X).Scale(ws[e]))
+			}
+			return grav.Dot(xs)
+		})
+	}
+	if W := fm.PotentialEnergy(x); math.Abs(W-want) > 1e-12*math.Abs(want) {
+		t.Errorf("gravity potential %.15g, Gauss integral %.15g", W, want)
+	}
+	// Kinetic energy of a quadratic velocity field u = c + M X + (XᵀQ_r X)_r.
+	var qc geom.Vec3
+	var qM geom.Mat3
+	var qQ [3]geom.Mat3
+	for i := 0; i < 3; i++ {
+		qc[i] = rng.NormFloat64()
+	}
+	for i := range qM {
+		qM[i] = rng.NormFloat64()
+		for r := range qQ {
+			qQ[r][i] = rng.NormFloat64()
+		}
+	}
+	for r := range qQ {
+		qQ[r] = qQ[r].Sym()
+	}
+	u := func(X geom.Vec3) geom.Vec3 {
+		y := qc.Add(qM.MulVec(X))
+		for r := 0; r < 3; r++ {
+			y[r] += X.Dot(qQ[r].MulVec(X))
+		}
+		return y
+	}
+	// Frame velocities: the same field in each frame's local basis
+	// (X = t̄ + Ā X̂): dt = u(t̄), dA = [M Ā + 2 (Q_r t̄)ᵀ Ā | ĀᵀQ_rĀ terms].
+	vel := make([]float64, 30*frames.Size())
+	for k := 0; k < frames.Size(); k++ {
+		_, _, tb, Qi := quadraticFrameState(rest, rest, k)
+		Ab, _ := Qi.Inverse()
+		c := vel[30*k : 30*k+30]
+		u0 := u(tb)
+		copy(c, u0[:])
+		for r := 0; r < 3; r++ {
+			l := Ab.TMulVec(qM.Row(r).Add(qQ[r].MulVec(tb).Scale(2)))
+			P := Ab.TMul(qQ[r]).Mul(Ab)
+			row := c[3+9*r : 3+9*r+9]
+			copy(row[:3], l[:])
+			row[3], row[4], row[5], row[6], row[7], row[8] = P[0], P[4], P[8], 2*P[1], 2*P[5], 2*P[6]
+		}
+	}
+	exact := 0.0
+	for v := 0; v < g.NumVoxels(); v++ {
+		exact += 0.5 * g.Density[v] * gaussOver(v, func(X geom.Vec3) float64 { return u(X).Norm2() })
+	}
+	got := fm.KineticEnergy(vel)
+	t.Logf("quadratic frames: kinetic energy of a quadratic velocity field %.15g, exact %.15g", got, exact)
+	if math.Abs(got-exact) > 1e-12*exact {
+		t.Errorf("kinetic energy %g, want %g", got, exact)
+	}
+	Mv := make([]float64, len(vel))
+	fm.AddMDx(Mv, vel, 1)
+	acc := make([]float64, len(vel))
+	fm.AccFromF(acc, Mv)
+	for i := range vel {
+		if math.Abs(acc[i]-vel[i]) > 1e-8*(1+math.Abs(vel[i])) {
+			t.Fatalf("M⁻¹ M v differs from v at %d: %g vs %g", i, acc[i], vel[i])
 		}
 	}
 }

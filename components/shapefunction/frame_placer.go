@@ -33,7 +33,7 @@ import (
 type FramePlacer struct {
 	graph.ObjectBase
 	Grid            graph.Link   `toml:"grid" doc:"voxel grid (a MaterialGrid); default: the first MaterialGrid in this node or an ancestor"`
-	Frames          graph.Link   `toml:"frames" doc:"state of the frames to place (Rigid3, Affine3 or Vec3); default: the mechanical state of this node"`
+	Frames          graph.Link   `toml:"frames" doc:"state of the frames to place (Rigid3, Affine3, Quadratic3 or Vec3); default: the mechanical state of this node"`
 	Count           int          `toml:"count" doc:"total number of frames (fixed ones included)" range:"[1,10000]" required:"true"`
 	Fixed           [][3]float64 `toml:"fixed" doc:"frames given by the user, kept where they are (rest origins)" unit:"m"`
 	LloydIterations int          `toml:"lloydIterations" doc:"maximum Lloyd relaxation iterations (0: farthest-point sampling only)" range:"[0,10000]"`
@@ -98,9 +98,9 @@ func writeFrames(st graph.State, pos []geom.Vec3) error {
 	t := st.Template()
 	cs := t.CoordSize()
 	switch t.Name() {
-	case graph.Rigid3.Name(), graph.Affine3.Name(), graph.Vec3.Name():
+	case graph.Rigid3.Name(), graph.Affine3.Name(), graph.Quadratic3.Name(), graph.Vec3.Name():
 	default:
-		return fmt.Errorf("the frames' state %q has template %s; frames are Rigid3, Affine3 or Vec3", st.Base().Path(), t.Name())
+		return fmt.Errorf("the frames' state %q has template %s; frames are Rigid3, Affine3, Quadratic3 or Vec3", st.Base().Path(), t.Name())
 	}
 	st.Resize(len(pos))
 	for _, id := range []graph.VecID{graph.RestPosition, graph.Position} {
@@ -114,6 +114,8 @@ func writeFrames(st graph.State, pos []geom.Vec3) error {
 				c[6] = 1
 			case graph.Affine3.Name():
 				c[3], c[7], c[11] = 1, 1, 1
+			case graph.Quadratic3.Name():
+				c[3], c[13], c[23] = 1, 1, 1 // identity linear part, no quadratic term
 			}
 		}
 	}

@@ -35,10 +35,10 @@ import (
 // The frames are the DOFs of the state linked by frames (default: the
 // mechanical state of the shape function's own node, where SOFA Flexible
 // puts it); their rest origins (the first three coordinates of every
-// Rigid3, Affine3 or Vec3 rest coordinate) are read when the weights are
+// Rigid3, Affine3, Quadratic3 or Vec3 rest coordinate) are read when the weights are
 // first asked for, so a FramePlacer or user positions are in place.
 type ShapeFunctionBase struct {
-	Frames graph.Link `toml:"frames" doc:"state of the frames (Rigid3 or Affine3); default: the mechanical state of this node"`
+	Frames graph.Link `toml:"frames" doc:"state of the frames (Rigid3, Affine3 or Quadratic3); default: the mechanical state of this node"`
 	NbRef  int        `toml:"nbRef" doc:"maximum number of frames influencing a point (the largest weights are kept, then normalised to a partition of unity)" range:"[1,inf)"`
 
 	owner  *graph.ObjectBase
@@ -118,9 +118,9 @@ func (b *ShapeFunctionBase) resolveState() (graph.State, error) {
 func restOrigins(s graph.State) ([]geom.Vec3, error) {
 	t := s.Template()
 	switch t.Name() {
-	case graph.Rigid3.Name(), graph.Affine3.Name(), graph.Vec3.Name():
+	case graph.Rigid3.Name(), graph.Affine3.Name(), graph.Quadratic3.Name(), graph.Vec3.Name():
 	default:
-		return nil, fmt.Errorf("frames state %q has template %s; shape functions weigh Rigid3, Affine3 or Vec3 frames", s.Base().Path(), t.Name())
+		return nil, fmt.Errorf("frames state %q has template %s; shape functions weigh Rigid3, Affine3, Quadratic3 or Vec3 frames", s.Base().Path(), t.Name())
 	}
 	cs := t.CoordSize()
 	rest := s.Vec(graph.RestPosition)
