@@ -6,6 +6,7 @@
 //	meshgen -shape box -min 0,0,0 -max 1,0.1,0.1 -n 21,3,3 -o bar.msh
 //	meshgen -shape cylinder -radius 0.05 -length 0.5 -across 2 -along 20 -o scenes/meshes/cylinder.msh
 //	meshgen -shape cylinder -msh 2.2 -o cylinder22.msh
+//	meshgen -shape cook -n 17,17,2 -thickness 1 -o scenes/meshes/cook_membrane.vtk
 //
 // A box is RegularGridTopology's mesh: n[a] vertices per axis, each
 // hexahedral cell split into six positive tetrahedra (Kuhn split). A
@@ -18,6 +19,12 @@
 // prism over the regular polygon of 8·across sides inscribed in the circle,
 // of area 4·across·radius²·sin(π/(4·across)), so its volume falls short of
 // the cylinder's by 2.6% for across = 2, 1.1% for 3, 0.6% for 4.
+//
+// Cook's membrane (shape cook) is the trapezoid with corners (0, 0),
+// (48, 44), (48, 60), (0, 44) extruded over [0, thickness] in z: the unit
+// box of n[0] × n[1] × n[2] vertices (Kuhn split) with each point (s, r)
+// moved to x = 48·s, y = 44·s + r·(44 − 28·s) (linear along every grid
+// line, orientation preserving), so the mesh fills the trapezoid exactly.
 //
 // The format follows the extension; .msh is Gmsh 4.1 unless -msh 2.2. The
 // boundary triangles (outward) are written too, except in .veg files, which
@@ -82,7 +89,7 @@ func (v *int3) Set(s string) error {
 func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("meshgen", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	shape := fs.String("shape", "box", "shape: box or cylinder")
+	shape := fs.String("shape", "box", "shape: box, cylinder or cook (Cook's membrane)")
 	lo, hi, n := vec3{0, 0, 0}, vec3{1, 1, 1}, int3{2, 2, 2}
 	fs.Var(&lo, "min", "box: low corner x,y,z (m)")
 	fs.Var(&hi, "max", "box: high corner x,y,z (m)")
@@ -91,6 +98,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	length := fs.Float64("length", 0.5, "cylinder: length along x, from x = 0 (m)")
 	across := fs.Int("across", 2, "cylinder: cells from the axis to the surface (the circle becomes a polygon of 8·across sides)")
 	along := fs.Int("along", 20, "cylinder: cells along the axis")
+	thickness := fs.Float64("thickness", 1, "cook: thickness along z (-n gives the vertices per axis)")
 	mshVersion := fs.String("msh", "4.1", "Gmsh version for .msh files: 4.1 or 2.2")
 	out := fs.String("o", "", "output file; the format follows the extension (.msh, .vtk, .vtu, .node/.ele, .veg)")
 	fs.Usage = func() {
@@ -118,8 +126,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "cylinder":
 		m, err = Cylinder(*radius, *length, *across, *along)
 		exact = math.Pi * *radius * *radius * *length
+	case "cook":
+		m, err = Cook(n, *thickness)
+		exact = 48 * (44 + 16) / 2 * *thickness
 	default:
-		err = fmt.Errorf("unknown shape %q (box or cylinder)", *shape)
+		err = fmt.Errorf("unknown shape %q (box, cylinder or cook)", *shape)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "meshgen: %v\n", err)
@@ -183,6 +194,35 @@ func Cylinder(radius, length float64, across, along int) (*meshio.Mesh, error) {
 		}
 	}
 	return m, nil
+}
+
+// Cook returns Cook's membrane (see the package comment) of n vertices per
+// axis and the thickness. Every tetrahedron is checked positive.
+func Cook(n [3]int, thickness float64) (*meshio.Mesh, error) {
+	if !(thickness > 0) || math.IsInf(thickness, 0) {
+		return nil, fmt.Errorf("thickness %g must be positive and finite", thickness)
+	}
+	m, err := Box([3]float64{}, [3]float64{1, 1, thickness}, n)
+	if err != nil {
+		return nil, err
+	}
+	for i := 0; i < m.NumPoints(); i++ {
+		s, r := m.Points[3*i], m.Points[3*i+1]
+		m.Points[3*i], m.Points[3*i+1] = CookPoint(s, r)
+	}
+	for e := range m.Tetrahedra {
+		if v := m.TetVolume(e); !(v > 0) {
+			return nil, fmt.Errorf("tetrahedron %d has volume %g after the trapezoid mapping (a bug)", e, v)
+		}
+	}
+	return m, nil
+}
+
+// CookPoint maps the unit-square point (s, r) to Cook's trapezoid: x = 48·s,
+// y from the lower edge 44·s to the upper edge 44 + 16·s.
+func CookPoint(s, r float64) (x, y float64) {
+	lo, hi := 44*s, 44+16*s
+	return 48 * s, lo + r*(hi-lo)
 }
 
 // concentric maps the square [−1,1]² onto the unit disk (Shirley & Chiu,

@@ -126,3 +126,35 @@ func TestRunUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestCookMembrane: the mesh fills Cook's trapezoid exactly (every grid
+// line maps to a straight segment, the boundary ones onto the four edges),
+// so its volume is the trapezoid's area 48·(44 + 16)/2 = 1440 times the
+// thickness to rounding (1e-12 relative, a sum of 1,536 volumes), all
+// tetrahedra are positive (checked by Cook), and the four corners are
+// vertices.
+func TestCookMembrane(t *testing.T) {
+	m, err := Cook([3]int{17, 17, 2}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vol := 0.0
+	for e := range m.Tetrahedra {
+		vol += m.TetVolume(e)
+	}
+	if math.Abs(vol-2880) > 1e-12*2880 {
+		t.Errorf("volume %.17g, want 2880", vol)
+	}
+	for _, c := range [][3]float64{{0, 0, 0}, {48, 44, 0}, {48, 60, 2}, {0, 44, 2}} {
+		found := false
+		for i := 0; i < m.NumPoints(); i++ {
+			found = found || (m.Points[3*i] == c[0] && m.Points[3*i+1] == c[1] && m.Points[3*i+2] == c[2])
+		}
+		if !found {
+			t.Errorf("corner %v is not a vertex", c)
+		}
+	}
+	if _, err := Cook([3]int{17, 17, 2}, 0); err == nil {
+		t.Error("thickness 0 accepted")
+	}
+}

@@ -329,7 +329,12 @@ func (s *StaticSolver) newton(ops *graph.Ops, v newtonVecs, tol float64, stats *
 		var err error
 		var shifted bool
 		ls, shifted, err = s.direction(ops, v, r, &sigma, stats)
-		stats.LinearResidual = math.Max(stats.LinearResidual, ls.Residual)
+		if !shifted {
+			// A shifted solve solves its own (shifted) system; its
+			// residual against the tangent measures the shift, not the
+			// solve.
+			stats.LinearResidual = math.Max(stats.LinearResidual, ls.Residual)
+		}
 		stats.LinearConverged = stats.LinearConverged && ls.Converged
 		if err != nil {
 			return fmt.Errorf("StaticSolver: Newton iteration %d: %w", stats.Iterations, err)
