@@ -53,6 +53,12 @@ type IncompleteCholesky struct {
 	col    []int
 	val    []float64
 	Shift  float64
+	// Scratch of factor, kept for Refactor: the diagonal of A and the
+	// position of each column in the current row (−1 when absent).
+	diag []float64
+	pos  []int
+	// The pattern of A the factor's was taken from (for Refactor).
+	aRowPtr, aCol []int
 }
 
 // NewIncompleteCholesky computes IC(0) of the symmetric matrix A.
@@ -76,11 +82,54 @@ func NewIncompleteCholesky(a *CSR) (*IncompleteCholesky, error) {
 		ic.rowPtr[i+1] = len(ic.col)
 	}
 	ic.val = make([]float64, len(ic.col))
-	// Position of the diagonal of each row (last entry).
+	ic.diag = diag
+	ic.pos = make([]int, n)
+	for i := range ic.pos {
+		ic.pos[i] = -1
+	}
+	ic.aRowPtr, ic.aCol = a.RowPtr, a.Col
+	if err := ic.factorShifted(a); err != nil {
+		return nil, err
+	}
+	return ic, nil
+}
+
+// Refactor recomputes the factor for a matrix with the pattern of the one
+// it was built from (the same RowPtr and Col slices, or equal ones),
+// reusing every buffer: an iterative solver that refreshes its
+// preconditioner at every step allocates nothing.
+func (ic *IncompleteCholesky) Refactor(a *CSR) error {
+	if a.Rows != ic.n || len(a.Col) != len(ic.aCol) || len(a.RowPtr) != len(ic.aRowPtr) {
+		return fmt.Errorf("sparse: IC(0) Refactor: pattern differs from the factored one")
+	}
+	if &a.Col[0] != &ic.aCol[0] || &a.RowPtr[0] != &ic.aRowPtr[0] {
+		for i, p := range a.RowPtr {
+			if ic.aRowPtr[i] != p {
+				return fmt.Errorf("sparse: IC(0) Refactor: pattern differs from the factored one (row %d)", i)
+			}
+		}
+		for k, c := range a.Col {
+			if ic.aCol[k] != c {
+				return fmt.Errorf("sparse: IC(0) Refactor: pattern differs from the factored one (entry %d)", k)
+			}
+		}
+	}
+	for i := 0; i < ic.n; i++ {
+		ic.diag[i] = a.At(i, i)
+		if !(ic.diag[i] > 0) {
+			return fmt.Errorf("sparse: IC(0): diagonal entry %d is %g (want > 0)", i, ic.diag[i])
+		}
+	}
+	return ic.factorShifted(a)
+}
+
+// factorShifted factors A, shifting the diagonal when a pivot fails.
+func (ic *IncompleteCholesky) factorShifted(a *CSR) error {
+	diag := ic.diag
 	for alpha := 0.0; ; {
 		if ic.factor(a, diag, alpha) {
 			ic.Shift = alpha
-			return ic, nil
+			return nil
 		}
 		if alpha == 0 {
 			alpha = 1e-3
@@ -88,7 +137,7 @@ func NewIncompleteCholesky(a *CSR) (*IncompleteCholesky, error) {
 			alpha *= 2
 		}
 		if alpha > 1e3 {
-			return nil, fmt.Errorf("sparse: IC(0) failed even with a diagonal shift of %g", alpha)
+			return fmt.Errorf("sparse: IC(0) failed even with a diagonal shift of %g", alpha)
 		}
 	}
 }
@@ -97,11 +146,9 @@ func NewIncompleteCholesky(a *CSR) (*IncompleteCholesky, error) {
 // of its columns) on A + alpha·diag(A); false on a non-positive pivot.
 func (ic *IncompleteCholesky) factor(a *CSR, diag []float64, alpha float64) bool {
 	n := ic.n
-	// Scatter of the current row: position in row i by column.
-	pos := make([]int, n)
-	for i := range pos {
-		pos[i] = -1
-	}
+	// Scatter of the current row: position in row i by column (all −1
+	// between rows).
+	pos := ic.pos
 	for i := 0; i < n; i++ {
 		lo, hi := ic.rowPtr[i], ic.rowPtr[i+1]
 		for k := lo; k < hi; k++ {

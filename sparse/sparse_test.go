@@ -450,3 +450,66 @@ func TestFactorRejectsOtherPattern(t *testing.T) {
 		t.Error("unsymmetric pattern accepted")
 	}
 }
+
+// TestIncompleteCholeskyRefactor: refactoring into the kept storage gives
+// the same factor as a fresh NewIncompleteCholesky, bit for bit, for new
+// values on the same pattern (including values that need a diagonal
+// shift), allocates nothing, and refuses another pattern.
+func TestIncompleteCholeskyRefactor(t *testing.T) {
+	a := grid3D(6, 5, 7)
+	ic, err := NewIncompleteCholesky(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(9, 9))
+	for trial := 0; trial < 3; trial++ {
+		b := &CSR{Rows: a.Rows, Cols: a.Cols, RowPtr: a.RowPtr, Col: a.Col, Val: append([]float64(nil), a.Val...)}
+		// Symmetric random perturbation of the off-diagonal entries;
+		// trial 2 flips them and makes them 8 times larger (far from an
+		// M-matrix, no longer diagonally dominant: IC(0) then
+		// needs a diagonal shift).
+		scale := 1.0
+		if trial == 2 {
+			scale = -8
+		}
+		for i := 0; i < b.Rows; i++ {
+			for q := b.RowPtr[i]; q < b.RowPtr[i+1]; q++ {
+				if j := b.Col[q]; j > i {
+					v := scale * b.Val[q] * (1 + 0.1*(rng.Float64()-0.5))
+					b.Val[q] = v
+					for p := b.RowPtr[j]; p < b.RowPtr[j+1]; p++ {
+						if b.Col[p] == i {
+							b.Val[p] = v
+						}
+					}
+				}
+			}
+		}
+		fresh, err := NewIncompleteCholesky(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		allocs := testing.AllocsPerRun(1, func() {
+			if err := ic.Refactor(b); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if allocs != 0 {
+			t.Errorf("Refactor allocates %v times", allocs)
+		}
+		if trial == 2 && !(fresh.Shift > 0) {
+			t.Fatalf("trial 2 needs no shift: the test does not cover the shifted path")
+		}
+		if ic.Shift != fresh.Shift {
+			t.Errorf("trial %d: shift %g, fresh %g", trial, ic.Shift, fresh.Shift)
+		}
+		for k := range ic.val {
+			if ic.val[k] != fresh.val[k] {
+				t.Fatalf("trial %d: entry %d: %v, fresh %v", trial, k, ic.val[k], fresh.val[k])
+			}
+		}
+	}
+	if err := ic.Refactor(grid3D(6, 5, 6)); err == nil {
+		t.Error("Refactor accepted another pattern")
+	}
+}

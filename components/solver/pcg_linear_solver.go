@@ -277,15 +277,17 @@ func (c *PCGLinearSolver) Solve(ops *graph.Ops, x, rhs graph.VecID, m, b, k floa
 		err = c.bjac.set(c.a)
 		pre = &c.bjac
 	case "ic0":
-		if c.icFor != c.a || c.icCSR == nil || len(c.icCSR.Val) != len(c.a.Val) {
+		if c.icFor != c.a || c.icCSR == nil || len(c.icCSR.Val) != len(c.a.Val) || c.ic == nil {
 			c.icCSR, c.icFor = c.a.ToCSR(), c.a
+			c.ic, err = sparse.NewIncompleteCholesky(c.icCSR)
 		} else {
 			c.a.CopyToCSR(c.icCSR)
+			err = c.ic.Refactor(c.icCSR) // same pattern: no allocation
 		}
-		var ic *sparse.IncompleteCholesky
-		if ic, err = sparse.NewIncompleteCholesky(c.icCSR); err == nil {
-			c.ic = ic
-			pre = icPrecond{ic}
+		if err != nil {
+			c.ic = nil
+		} else {
+			pre = icPrecond{c.ic}
 		}
 	case "warp":
 		if refactor {
