@@ -38,7 +38,7 @@ type LocalReport struct {
 	// as its worker sees it); Steps, Init and Load the means of the
 	// tasks' own figures (ok tasks).
 	TaskWall, Steps, Init, Load time.Duration
-	Interrupted bool
+	Interrupted                 bool
 }
 
 // TasksPerSecond is the throughput.

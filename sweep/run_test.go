@@ -416,10 +416,10 @@ func TestLocalFailKillRerun(t *testing.T) {
 		t.Fatalf("%d JSON lines", len(lines))
 	}
 	var row struct {
-		Task    int                `json:"task"`
-		Params  map[string]any     `json:"params"`
-		Status  string             `json:"status"`
-		Exit    int                `json:"exit"`
+		Task    int            `json:"task"`
+		Params  map[string]any `json:"params"`
+		Status  string         `json:"status"`
+		Exit    int            `json:"exit"`
 		Figures map[string]any `json:"figures"`
 	}
 	if err := json.Unmarshal([]byte(lines[7]), &row); err != nil {
