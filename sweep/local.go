@@ -66,7 +66,8 @@ func ms(d time.Duration) float64 { return d.Seconds() * 1e3 }
 // RunLocal runs the pending tasks of the results folder dir (every task
 // without an ok result, see Pending) on this machine, Workers at a time,
 // each in its own process: a task that crashes or is killed takes nothing
-// else with it. Cancelling ctx sends SIGTERM to the running tasks (they
+// else with it. The first task runs alone, so that what it precomputes and
+// caches the others read. Cancelling ctx sends SIGTERM to the running tasks (they
 // stop after their current step and write no result) and starts no more.
 // Only one local run may use a folder at a time.
 func RunLocal(ctx context.Context, dir string, opt LocalOptions) (*LocalReport, error) {
@@ -106,29 +107,40 @@ func RunLocal(ctx context.Context, dir string, opt LocalOptions) (*LocalReport, 
 	var mu sync.Mutex
 	var wallSum time.Duration
 	var wg sync.WaitGroup
+	runOne := func(i int) {
+		t0 := time.Now()
+		code, err := runTaskProcess(ctx, exe, env, dir, i)
+		d := time.Since(t0)
+		mu.Lock()
+		defer mu.Unlock()
+		rep.Ran++
+		wallSum += d
+		if err != nil {
+			fmt.Fprintf(opt.Out, "task %d: %v\n", i, err)
+		} else if code != 0 && ctx.Err() == nil {
+			rep.Failed++
+			fmt.Fprintf(opt.Out, "task %d: exit status %d (%s)\n", i, code, filepath.Join(dir, logsDir, taskName(i)+".log"))
+		}
+	}
+	// The first task runs alone: whatever it precomputes and caches
+	// (reduced models, spring networks; with the sweep's shared cache
+	// folder) the others then read instead of all computing it at once.
+	queue := todo
+	if len(queue) > 1 && opt.Workers > 1 {
+		runOne(queue[0])
+		queue = queue[1:]
+	}
 	for w := 0; w < opt.Workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
-				t0 := time.Now()
-				code, err := runTaskProcess(ctx, exe, env, dir, i)
-				d := time.Since(t0)
-				mu.Lock()
-				rep.Ran++
-				wallSum += d
-				if err != nil {
-					fmt.Fprintf(opt.Out, "task %d: %v\n", i, err)
-				} else if code != 0 && ctx.Err() == nil {
-					rep.Failed++
-					fmt.Fprintf(opt.Out, "task %d: exit status %d (%s)\n", i, code, filepath.Join(dir, logsDir, taskName(i)+".log"))
-				}
-				mu.Unlock()
+				runOne(i)
 			}
 		}()
 	}
 feed:
-	for _, i := range todo {
+	for _, i := range queue {
 		select {
 		case jobs <- i:
 		case <-ctx.Done():

@@ -210,7 +210,7 @@ func runTask(ctx context.Context, dir string, index int, stdout, stderr io.Write
 	host, _ := os.Hostname()
 	mk := marker{Host: host, PID: os.Getpid(), Start: time.Now().UTC().Truncate(time.Millisecond), Job: clusterJob()}
 	markerPath := filepath.Join(dir, runningDir, name+".json")
-	if err := writeJSON(markerPath, mk); err != nil {
+	if err := writeJSON(markerPath, mk, false); err != nil {
 		fmt.Fprintf(stderr, "sweep task %d: %v\n", index, err)
 		return 1, false
 	}
@@ -256,7 +256,7 @@ func runTask(ctx context.Context, dir string, index int, stdout, stderr io.Write
 		if rep != nil && rep.Scene != nil {
 			mk.Step = rep.Scene.StepCount
 		}
-		writeJSON(markerPath, mk)
+		writeJSON(markerPath, mk, false)
 		return 130, false
 	}
 	res := Result{Task: index, Sets: task.Sets, Exit: code, Host: host, Job: mk.Job, Figures: Figures{}}
@@ -283,7 +283,7 @@ func runTask(ctx context.Context, dir string, index int, stdout, stderr io.Write
 		res.Files = filesRel
 	}
 	res.Timing.Task = time.Since(processStart).Seconds()
-	if err := writeJSON(filepath.Join(dir, resultsDir, name+".json"), res); err != nil {
+	if err := writeJSON(filepath.Join(dir, resultsDir, name+".json"), res, true); err != nil {
 		fmt.Fprintf(stderr, "sweep task %d: writing its result: %v\n", index, err)
 		return 1, false
 	}
@@ -337,14 +337,19 @@ func replaceDir(src, dst string) error {
 	return os.Rename(src, dst)
 }
 
-// writeJSON writes v as indented JSON atomically (synced: a result must
-// survive a node's crash once it exists).
-func writeJSON(path string, v any) error {
+// writeJSON writes v as indented JSON atomically; sync flushes it to disk
+// first (a result must survive a node's crash once it exists; a marker
+// need not).
+func writeJSON(path string, v any, sync bool) error {
 	data, err := json.MarshalIndent(v, "", " ")
 	if err != nil {
 		return err
 	}
-	return atomicfile.WriteBytes(path, append(data, '\n'))
+	data = append(data, '\n')
+	return atomicfile.Write(path, sync, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
 }
 
 // recorder takes the figures the sweep records, during and after the run.
