@@ -25,7 +25,7 @@ run with -set overrides and writes its own result file.
                                                        submit them to Slurm as one job array
   sweep k8s [-results DIR] [-root DIR] SWEEP.toml      write a Kubernetes Indexed Job (job.json)
   sweep collect [-timing] [-print] DIR                 gather the results into table.csv, table.jsonl
-  sweep plot -x PARAM -y FIGURE [-abs] [-logx] [-logy] [-fit] -o FILE.png DIR
+  sweep plot -x PARAM -y FIGURE [-abs] [-logx] [-logy] [-fit] [-ref L=A*x^B] -o FILE.png DIR
   sweep tasks SWEEP.toml                               list the tasks the sweep expands into
   sweep task [-zero] DIR [INDEX]                       run one task (what the workers and clusters run)
 
@@ -223,7 +223,11 @@ func cmdSubmit(ctx context.Context, args []string, out io.Writer) (int, error) {
 			}
 		}
 		fmt.Fprint(out, JobScript(abs, plan, exe))
-		fmt.Fprintf(out, "# sbatch --parsable --array=%s %s\n", ArraySpec(todo, plan.Slurm.Parallel), filepath.Join(abs, jobScript))
+		if len(todo) == 0 {
+			fmt.Fprintf(out, "# nothing to submit: every task is ok (sweep collect %s)\n", dir)
+		} else {
+			fmt.Fprintf(out, "# sbatch --parsable --array=%s %s\n", ArraySpec(todo, plan.Slurm.Parallel), filepath.Join(abs, jobScript))
+		}
 		return 0, nil
 	}
 	if _, err := exec.LookPath("sbatch"); err != nil {
@@ -326,6 +330,7 @@ func cmdPlot(args []string, out io.Writer) (int, error) {
 	fs.BoolVar(&o.LogX, "logx", false, "logarithmic x axis")
 	fs.BoolVar(&o.LogY, "logy", false, "logarithmic y axis")
 	fs.BoolVar(&o.Fit, "fit", false, "add the least-squares power law a·x^b")
+	fs.StringVar(&o.Ref, "ref", "", "a reference power law `LABEL=A*x^B` (a closed form)")
 	fs.StringVar(&o.Title, "title", "", "title")
 	fs.StringVar(&o.XLabel, "xlabel", "", "x axis label (default: the parameter)")
 	fs.StringVar(&o.YLabel, "ylabel", "", "y axis label (default: the figure)")

@@ -7,6 +7,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/sofago/sofago/atomicfile"
 	"gonum.org/v1/plot"
@@ -22,7 +23,10 @@ type PlotOptions struct {
 	LogX, LogY bool
 	// Fit adds the least-squares power law y = a·x^b through the points
 	// (in log-log scale; needs positive x and y).
-	Fit    bool
+	Fit bool
+	// Ref adds a reference power law: "LABEL=A*x^B" (a closed form to
+	// compare with).
+	Ref    string
 	Title  string
 	XLabel string
 	YLabel string
@@ -94,7 +98,26 @@ func (t *Table) Plot(w io.Writer, opt PlotOptions) error {
 		p.Add(fit)
 		p.Legend.Add(fmt.Sprintf("least-squares fit %.4g·x^%.4f", a, b), fit)
 	}
-	p.Legend.Top = true
+	if opt.Ref != "" {
+		label, a, b, err := parseRef(opt.Ref)
+		if err != nil {
+			return err
+		}
+		ref := plotter.NewFunction(func(x float64) float64 { return a * math.Pow(x, b) })
+		ref.XMin, ref.XMax = xy[0].X, xy[len(xy)-1].X
+		ref.Samples = 200
+		ref.LineStyle = draw.LineStyle{Color: color.RGBA{R: 60, G: 60, B: 60, A: 255}, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(1.5), vg.Points(2.5)}}
+		p.Add(ref)
+		p.Legend.Add(label, ref)
+		// Functions do not widen the axes: take the reference's ends in.
+		for _, x := range []float64{xy[0].X, xy[len(xy)-1].X} {
+			y := a * math.Pow(x, b)
+			p.Y.Min, p.Y.Max = math.Min(p.Y.Min, y), math.Max(p.Y.Max, y)
+		}
+	}
+	// Decreasing data: the legend in the empty lower left corner.
+	p.Legend.Top = xy[0].Y <= xy[len(xy)-1].Y
+	p.Legend.Left = !p.Legend.Top
 	wt, err := p.WriterTo(7*vg.Inch, 4.5*vg.Inch, "png")
 	if err != nil {
 		return fmt.Errorf("plot: %w", err)
@@ -113,6 +136,26 @@ func orDefault(s, d string) string {
 		return d
 	}
 	return s
+}
+
+// parseRef parses "LABEL=A*x^B".
+func parseRef(s string) (label string, a, b float64, err error) {
+	i := strings.LastIndex(s, "=")
+	if i < 0 {
+		return "", 0, 0, fmt.Errorf("plot: -ref %q: want LABEL=A*x^B", s)
+	}
+	label = s[:i]
+	as, bs, ok := strings.Cut(strings.ReplaceAll(s[i+1:], " ", ""), "*x^")
+	if ok {
+		a, err = strconv.ParseFloat(as, 64)
+		if err == nil {
+			b, err = strconv.ParseFloat(bs, 64)
+		}
+	}
+	if !ok || err != nil || !finite(a) || !finite(b) {
+		return "", 0, 0, fmt.Errorf("plot: -ref %q: want LABEL=A*x^B with numbers A and B", s)
+	}
+	return label, a, b, nil
 }
 
 // powerFit fits y = a·x^b by least squares on (ln x, ln y).

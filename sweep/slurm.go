@@ -110,7 +110,11 @@ func Submit(ctx context.Context, dir string, opt SubmitOptions) (string, []int, 
 	args := []string{"--parsable", "--array=" + ArraySpec(todo, plan.Slurm.Parallel), filepath.Join(dir, jobScript)}
 	if opt.DryRun {
 		fmt.Fprint(opt.Out, script)
-		fmt.Fprintf(opt.Out, "# %s\n# sbatch %s\n", Counts(states), strings.Join(args, " "))
+		if len(todo) == 0 {
+			fmt.Fprintf(opt.Out, "# %s: nothing to submit\n", Counts(states))
+		} else {
+			fmt.Fprintf(opt.Out, "# %s\n# sbatch %s\n", Counts(states), strings.Join(args, " "))
+		}
 		return "", todo, nil
 	}
 	if len(todo) == 0 {
