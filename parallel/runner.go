@@ -40,9 +40,16 @@ type Runner struct {
 
 // rangeTask invites a pool goroutine to join run gen of r.
 type rangeTask struct {
-	r   *Runner
-	gen uint64
+	r      *Runner
+	gen    uint64
+	posted int64 // monotonic nanoseconds (sinceStart) when the run was posted
 }
+
+// start is the origin of the pool's monotonic clock.
+var start = time.Now()
+
+// sinceStart returns the monotonic time since start in nanoseconds.
+func sinceStart() int64 { return int64(time.Since(start)) }
 
 // workerPool is shared by every runner of the process. Its goroutines are
 // started on first need and live as long as the process (like the
@@ -82,8 +89,8 @@ func ensurePoolWorkers(n int) {
 // whose poll ends without a task (the next pass came later than spinWait,
 // or never: a small scene whose loops all run serially, a solver doing
 // serial work between passes) quarters its next poll, down to none; one
-// whose task arrives within spinWait of the previous one (a burst of
-// passes) polls for the full spinWait again. Idle CPU is thus bounded by
+// whose next task is posted within spinWait of the end of the previous
+// one (a burst of passes) polls for the full spinWait again. Idle CPU is thus bounded by
 // about 1.3·spinWait per burst of parallel passes, and nothing at all in a
 // process whose loops are all below the parallel threshold (no pool
 // goroutine is ever started).
@@ -101,14 +108,17 @@ func poolWorker(tasks <-chan rangeTask) {
 		select {
 		case t = <-tasks:
 		default:
-			idle := time.Now()
+			idle := sinceStart()
 			var polled bool
 			t, polled = spinReceive(tasks, budget)
 			switch {
 			case polled:
 				budget = spinWait
-			case time.Since(idle) < spinWait:
-				budget = spinWait // a burst again: the poll would have caught it
+			case time.Duration(t.posted-idle) < spinWait:
+				// A burst again: a poll would have caught the task (the
+				// gap is measured to when it was posted, not to when this
+				// goroutine woke up, which adds the wake-up latency).
+				budget = spinWait
 			default:
 				if budget /= 4; budget < minSpin {
 					budget = 0
@@ -184,8 +194,9 @@ func (r *Runner) Run(n, grain int, body func(lo, hi int)) {
 	gen := (r.claim.Load()>>32 + 1) & 0xffffffff
 	r.claim.Store(gen << 32)
 	ensurePoolWorkers(w - 1)
+	posted := sinceStart()
 	for i := 1; i < w; i++ {
-		workerPool.tasks <- rangeTask{r: r, gen: gen}
+		workerPool.tasks <- rangeTask{r: r, gen: gen, posted: posted}
 	}
 	r.work(gen)
 	// Wait for the chunks other goroutines are still running.
