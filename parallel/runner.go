@@ -129,8 +129,8 @@ func poolWorker(tasks <-chan rangeTask) {
 	}
 }
 
-// wastedPoll accumulates the time pool goroutines spent polling without
-// receiving a task (nanoseconds), for tests.
+// wastedPoll accumulates the lengths of the polls that ended without a
+// task (nanoseconds), for tests.
 var wastedPoll atomic.Int64
 
 // spinReceive polls tasks for up to budget, then blocks; polled reports
@@ -139,8 +139,7 @@ func spinReceive(tasks <-chan rangeTask, budget time.Duration) (t rangeTask, pol
 	if budget <= 0 {
 		return <-tasks, false
 	}
-	start := time.Now()
-	deadline := start.Add(budget)
+	deadline := time.Now().Add(budget)
 	for i := 1; ; i++ {
 		select {
 		case t := <-tasks:
@@ -148,8 +147,10 @@ func spinReceive(tasks <-chan rangeTask, budget time.Duration) (t rangeTask, pol
 		default:
 		}
 		if i%64 == 0 {
-			if now := time.Now(); now.After(deadline) {
-				wastedPoll.Add(int64(now.Sub(start)))
+			if time.Now().After(deadline) {
+				// The poll's length, not the wall time since it began
+				// (which counts time the OS ran other processes).
+				wastedPoll.Add(int64(budget))
 				return <-tasks, false
 			}
 			// Let other goroutines of this thread run.
