@@ -19,15 +19,26 @@ conf=/etc/slurm/slurm.conf
 
 log() { echo "slurm-local: $*" >&2; }
 
+# pid_of NAME PIDFILE prints the pid in PIDFILE if that process is NAME
+# (a stale file from an earlier boot may name another process).
+pid_of() {
+  local pid
+  [ -f "$2" ] || return 1
+  pid=$(cat "$2" 2>/dev/null) || return 1
+  [ -n "$pid" ] && [ "$(cat /proc/"$pid"/comm 2>/dev/null)" = "$1" ] && echo "$pid"
+}
+
 stop_slurm() {
+  local pid
   for p in slurmd slurmctld; do
-    if [ -f /run/$p.pid ]; then kill "$(cat /run/$p.pid)" 2>/dev/null || true; rm -f /run/$p.pid; fi
+    if pid=$(pid_of $p /run/$p.pid); then kill "$pid" 2>/dev/null || true; fi
+    rm -f /run/$p.pid
   done
 }
 
 if [ "${1:-}" = stop ]; then
   stop_slurm
-  if [ -f /run/munge/munged.pid ]; then kill "$(cat /run/munge/munged.pid)" 2>/dev/null || true; fi
+  if pid=$(pid_of munged /run/munge/munged.pid); then kill "$pid" 2>/dev/null || true; fi
   exit 0
 fi
 
@@ -64,7 +75,7 @@ mkdir -p /run/munge /var/lib/munge /var/log/munge
 chown munge:munge /run/munge /var/lib/munge /var/log/munge /etc/munge
 chmod 755 /run/munge
 if ! munge -n 2>/dev/null | unmunge >/dev/null 2>&1; then
-  if [ -f /run/munge/munged.pid ]; then kill "$(cat /run/munge/munged.pid)" 2>/dev/null || true; sleep 0.2; fi
+  if pid=$(pid_of munged /run/munge/munged.pid); then kill "$pid" 2>/dev/null || true; sleep 0.2; fi
   runuser -u munge -- /usr/sbin/munged
   for _ in $(seq 50); do munge -n 2>/dev/null | unmunge >/dev/null 2>&1 && break; sleep 0.1; done
 fi
@@ -109,7 +120,7 @@ if [ "$(cat "$conf" 2>/dev/null)" != "$want" ]; then
   restart=1
 fi
 
-running() { [ -f "/run/$1.pid" ] && kill -0 "$(cat "/run/$1.pid")" 2>/dev/null; }
+running() { pid_of "$1" "/run/$1.pid" >/dev/null; }
 if [ $restart = 1 ]; then stop_slurm; sleep 0.5; fi
 running slurmctld || slurmctld
 running slurmd || slurmd
@@ -125,7 +136,7 @@ for i in $(seq 150); do
       idle|mix*|alloc*|completing*) log "ready: node $host ($cpus CPUs), partition debug"; exit 0 ;;
       *'*') if [ $i -ge 15 ] && [ $kicked = 0 ]; then
               kicked=1
-              if running slurmd; then kill "$(cat /run/slurmd.pid)"; sleep 0.5; fi
+              if pid=$(pid_of slurmd /run/slurmd.pid); then kill "$pid"; sleep 0.5; fi
               slurmd
             fi ;;
       down*|drain*|fail*) scontrol update nodename="$host" state=resume 2>/dev/null || true ;;
