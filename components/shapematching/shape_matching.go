@@ -3,11 +3,10 @@ package shapematching
 import (
 	"fmt"
 	"math"
-	"slices"
 
+	"github.com/sofago/sofago/example"
 	"github.com/sofago/sofago/geom"
 	"github.com/sofago/sofago/graph"
-	"github.com/sofago/sofago/meshio"
 )
 
 // ShapeMatching is region-based shape matching (Müller, Heidelberger,
@@ -49,8 +48,11 @@ import (
 // general). At every step the current descriptor is projected onto the
 // example manifold of each group of regions — the whole object, each group,
 // or each region (manifold) — by the least-squares weights of eq. 6–7
-// (exampleManifold, L factorised once), negative weights are eliminated,
-// and the β bias moves weight back to the rest pose. The goals then blend
+// (example.Manifold, L factorised once), negative weights are eliminated,
+// and the β bias moves weight back to the rest pose. With includeRest =
+// false the manifold holds the examples only (their affine hull, the rest
+// weight w₀ is 0 before β): with one example every goal is that example's
+// shape, and the object converges to it from any pose. The goals then blend
 // the rest and example poses with those weights, in one of two ways
 // (goalShape):
 //
@@ -92,6 +94,7 @@ type ShapeMatching struct {
 	Manifold                 string        `toml:"manifold" doc:"example manifold: global = one for the whole object; groups = one per group of regions (groupIndices or groupBoxes; Sec. 4.3, local examples); regions = one per region (Sec. 4.3, Fig. 7)" enum:"global,groups,regions"`
 	GroupIndices             []int         `toml:"groupIndices" doc:"manifold = groups: group of the region of each particle, one 0-based index per particle" range:"[0,inf)"`
 	GroupBoxes               [][]float64   `toml:"groupBoxes" doc:"manifold = groups: boxes [xmin, ymin, zmin, xmax, ymax, zmax]; the region of a particle whose rest position lies in box k is in group k (the last such box wins); every particle must lie in a box" unit:"m"`
+	IncludeRest              bool          `toml:"includeRest" doc:"the rest pose is a point of the example manifold (Koyama et al.: weight w₀ = 1 − Σ wₖ); false: the manifold is the examples' own affine hull (w₀ = 0 before β), so with one example the goals are that example's shapes"`
 	GoalShape                string        `toml:"goalShape" doc:"regionShape: goals R·Σₖ wₖ Rₖᵀ(xᵏ − cᵏ) + c, blending the examples' region shapes: every example pose is an exact equilibrium; stretch: goals R·S̃·(x⁰ − c⁰) + c with S̃ the blended stretch (Koyama et al. eq. 3): each region gets only its best affine fit, which smooths non-affine examples (a twist), so with β = 1 the object still slides back to rest, faster on coarse meshes" enum:"regionShape,stretch"`
 
 	st graph.State
@@ -125,7 +128,8 @@ type ShapeMatching struct {
 	nEx       int
 	exDelta   []float64 // 9·nEx per region: Rₖᵀ Aₖ − I (row-major)
 	exShape   []float64 // regionShape: 3·nEx per member: Rₖᵀ(xᵏ − cᵏ) − q
-	manifolds []*exampleManifold
+	manifolds []*example.Manifold
+	first     []int     // first slot of each group
 	groupOf   []int     // group of each region
 	slot      []int     // position of each region's descriptor, group by group
 	weights   []float64 // (nEx+1) per group, after elimination and β
@@ -142,7 +146,7 @@ func init() {
 		Summary: "Shape matching on overlapping regions of a Vec3 particle state (Müller et al. 2005; 1-ring or lattice regions) with optional example-based goals (Koyama et al. 2012: example poses, descriptor projection, global/group/region manifolds, β bias); position-based: needs a ShapeMatchingSolver in its node or above.",
 		New: func() graph.Object {
 			return &ShapeMatching{Alpha: 0.5, Regions: "ring", RegionSize: 1, Beta: 0.995,
-				EliminateNegativeWeights: true, Manifold: "global", GoalShape: "regionShape"}
+				EliminateNegativeWeights: true, Manifold: "global", GoalShape: "regionShape", IncludeRest: true}
 		},
 	})
 }
@@ -313,7 +317,7 @@ func (sm *ShapeMatching) buildRegions(rest []float64) error {
 	sm.rmat = make([]geom.Mat3, nr)
 	sm.tr = make([]geom.Mat3, nr)
 	sm.com = make([]float64, 3*nr)
-	sm.desc = make([]float64, descSize*nr)
+	sm.desc = make([]float64, example.DescSize*nr)
 	sm.goals = make([]float64, 3*n)
 	sm.gsum = make([]float64, 3*n)
 	for r := 0; r < nr; r++ {
@@ -356,68 +360,15 @@ func (sm *ShapeMatching) buildRegions(rest []float64) error {
 
 // readExamples returns the example poses: the files, then the inline arrays.
 func (sm *ShapeMatching) readExamples() ([][]float64, error) {
-	var out [][]float64
-	for k, name := range sm.Examples {
-		path := name
-		if sc := sm.Node.Scene(); sc != nil {
-			path = sc.ResolvePath(name)
-		}
-		m, err := meshio.Read(path)
-		if err != nil {
-			return nil, fmt.Errorf("examples[%d]: %w", k, err)
-		}
-		if m.NumPoints() != sm.n {
-			return nil, fmt.Errorf("examples[%d] %q has %d vertices but state %q has %d particles: an example must be the rest mesh deformed, vertex for vertex", k, name, m.NumPoints(), sm.st.Base().Name, sm.n)
-		}
-		if err := sm.checkSameTetrahedra(m.Tetrahedra); err != nil {
-			return nil, fmt.Errorf("examples[%d] %q: %w", k, name, err)
-		}
-		out = append(out, m.Points)
+	src := example.PoseSource{Files: sm.Examples, Inline: sm.ExamplePositions, Points: sm.n,
+		Owner: fmt.Sprintf("state %q", sm.st.Base().Name), Unit: "particles"}
+	if sc := sm.Node.Scene(); sc != nil {
+		src.Resolve = sc.ResolvePath
 	}
-	for k, pose := range sm.ExamplePositions {
-		if len(pose) != sm.n {
-			return nil, fmt.Errorf("examplePositions[%d] has %d points but state %q has %d particles", k, len(pose), sm.st.Base().Name, sm.n)
-		}
-		x := make([]float64, 0, 3*sm.n)
-		for i, p := range pose {
-			if len(p) != 3 {
-				return nil, fmt.Errorf("examplePositions[%d][%d] has %d numbers, want 3", k, i, len(p))
-			}
-			x = append(x, p...)
-		}
-		out = append(out, x)
+	if topo := sm.Node.Topology(); topo != nil {
+		src.Tetrahedra = topo.Tetrahedra()
 	}
-	for k, x := range out {
-		for _, v := range x {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("example %d has a non-finite coordinate", k)
-			}
-		}
-	}
-	return out, nil
-}
-
-// checkSameTetrahedra compares an example file's tetrahedra (when it has
-// any) with the topology's, as vertex sets (loaders may reorder the vertices
-// of a tetrahedron to orient it), to catch an example made from another mesh.
-func (sm *ShapeMatching) checkSameTetrahedra(tets [][4]int) error {
-	topo := sm.Node.Topology()
-	if len(tets) == 0 || topo == nil || len(topo.Tetrahedra()) == 0 {
-		return nil
-	}
-	rest := topo.Tetrahedra()
-	if len(rest) != len(tets) {
-		return fmt.Errorf("it has %d tetrahedra but the rest mesh has %d: an example must be the rest mesh deformed", len(tets), len(rest))
-	}
-	for t := range tets {
-		a, b := tets[t], rest[t]
-		slices.Sort(a[:])
-		slices.Sort(b[:])
-		if a != b {
-			return fmt.Errorf("tetrahedron %d has vertices %v but the rest mesh's has %v: an example must be the rest mesh deformed", t, tets[t], rest[t])
-		}
-	}
-	return nil
+	return example.ReadPoses(src)
 }
 
 // SetExamples replaces the example poses (flat [x y z] per particle each)
@@ -463,10 +414,10 @@ func (sm *ShapeMatching) buildExamples(poses [][]float64) error {
 	}
 	exDesc := make([][]float64, ne)
 	for k, x := range poses {
-		exDesc[k] = make([]float64, descSize*nr)
+		exDesc[k] = make([]float64, example.DescSize*nr)
 		for r := 0; r < nr; r++ {
 			R, Sh, c := sm.matchOne(r, x, geom.QuatIdentity())
-			putDescriptor(exDesc[k][descSize*sm.slot[r]:], &Sh)
+			example.PutDescriptor(exDesc[k][example.DescSize*sm.slot[r]:], &Sh)
 			d := sm.exDelta[9*(ne*r+k) : 9*(ne*r+k+1)]
 			copy(d, Sh[:])
 			d[0], d[4], d[8] = d[0]-1, d[4]-1, d[8]-1
@@ -480,16 +431,30 @@ func (sm *ShapeMatching) buildExamples(poses [][]float64) error {
 			}
 		}
 	}
+	sm.first = make([]int, len(groups))
 	first := 0
 	for g, regs := range groups {
-		em, err := newExampleManifold(first, len(regs), exDesc)
+		rows := example.DescSize * len(regs)
+		var points [][]float64
+		if sm.IncludeRest {
+			rest := make([]float64, rows)
+			for j := range rest {
+				rest[j] = example.IdentityDescriptor[j%example.DescSize]
+			}
+			points = append(points, rest)
+		}
+		for k := range exDesc {
+			points = append(points, exDesc[k][example.DescSize*first:example.DescSize*first+rows])
+		}
+		em, err := example.NewManifold(points, nil)
 		if err != nil {
 			return fmt.Errorf("example manifold of group %d: %w", g, err)
 		}
-		if em.rank == 0 && sm.Manifold != "regions" {
+		if em.Rank() == 0 && sm.IncludeRest && sm.Manifold != "regions" {
 			return fmt.Errorf("no example deforms the regions of group %d (%d regions): every example equals the rest pose there (up to a rigid motion)", g, len(regs))
 		}
 		sm.manifolds = append(sm.manifolds, em)
+		sm.first[g] = first
 		first += len(regs)
 	}
 	sm.weights = make([]float64, (ne+1)*len(groups))
@@ -518,36 +483,15 @@ func (sm *ShapeMatching) groupRegions() ([][]int, error) {
 		}
 		return [][]int{all}, nil
 	}
-	of := make([]int, nr)
-	if len(sm.GroupIndices) > 0 {
-		if len(sm.GroupIndices) != sm.n {
-			return nil, fmt.Errorf("groupIndices has %d entries but state %q has %d particles (one group per particle's region)", len(sm.GroupIndices), sm.st.Base().Name, sm.n)
-		}
-		copy(of, sm.GroupIndices)
-	} else {
-		rest := sm.st.Vec(graph.RestPosition)
-		for r := range of {
-			of[r] = -1
-			p := geom.At(rest, r)
-			for k, b := range sm.GroupBoxes {
-				if p[0] >= b[0] && p[0] <= b[3] && p[1] >= b[1] && p[1] <= b[4] && p[2] >= b[2] && p[2] <= b[5] {
-					of[r] = k
-				}
-			}
-			if of[r] < 0 {
-				return nil, fmt.Errorf("particle %d at %v lies in no group box: every particle's region needs a group", r, p)
-			}
-		}
+	rest := sm.st.Vec(graph.RestPosition)
+	spec := example.GroupSpec{Indices: sm.GroupIndices, Boxes: sm.GroupBoxes, Item: "particle"}
+	of, ng, err := spec.Assign(nr, func(r int) geom.Vec3 { return geom.At(rest, r) })
+	if err != nil {
+		return nil, err
 	}
-	ng := slices.Max(of) + 1
 	groups := make([][]int, ng)
 	for r, g := range of {
 		groups[g] = append(groups[g], r)
-	}
-	for g, regs := range groups {
-		if len(regs) == 0 {
-			return nil, fmt.Errorf("group %d has no region (groups are numbered from 0 without gaps)", g)
-		}
 	}
 	return groups, nil
 }
@@ -711,7 +655,7 @@ func (sm *ShapeMatching) matchRegions(x []float64) {
 			var B, Sh geom.Mat3
 			tmul3(&B, &R, &apq)
 			mul3(&Sh, &B, &sm.aqqInv[r])
-			putDescriptor(sm.desc[descSize*sm.slot[r]:], &Sh)
+			example.PutDescriptor(sm.desc[example.DescSize*sm.slot[r]:], &Sh)
 		}
 	}
 }
@@ -719,15 +663,28 @@ func (sm *ShapeMatching) matchRegions(x []float64) {
 // projectAll computes the weights of every group from the current
 // descriptor: eq. 6–7, elimination of negative weights, β.
 func (sm *ShapeMatching) projectAll() {
-	w1 := sm.nEx + 1
-	for g, em := range sm.manifolds {
-		w := sm.weights[w1*g : w1*(g+1)]
-		em.project(sm.desc, w)
-		if sm.EliminateNegativeWeights {
-			eliminateNegativeWeights(w, sm.active)
-		}
-		biasTowardRest(w, sm.Beta)
+	for g := range sm.manifolds {
+		sm.projectGroup(g, sm.desc, sm.Weights(g), sm.active)
 	}
+}
+
+// projectGroup computes the weights w (rest first, then the examples) of
+// group g from the descriptors desc (slot order): the least-squares
+// projection, then, as configured, negative-weight elimination and β.
+func (sm *ShapeMatching) projectGroup(g int, desc, w []float64, active []bool) {
+	em := sm.manifolds[g]
+	lo := example.DescSize * sm.first[g]
+	d := desc[lo : lo+em.Rows()]
+	if sm.IncludeRest {
+		em.Project(d, w)
+	} else {
+		w[0] = 0
+		em.Project(d, w[1:])
+	}
+	if sm.EliminateNegativeWeights {
+		example.EliminateNegativeWeights(w, active)
+	}
+	example.BiasTowardRest(w, sm.Beta)
 }
 
 // blendStretches sets every region's goal map R·S̃ with
@@ -927,7 +884,7 @@ func (sm *ShapeMatching) Weights(g int) []float64 {
 func (sm *ShapeMatching) Descriptor(x, desc []float64) {
 	for r := 0; r < sm.rs.numRegions(); r++ {
 		_, Sh, _ := sm.matchOne(r, x, sm.rot[r])
-		putDescriptor(desc[descSize*r:], &Sh)
+		example.PutDescriptor(desc[example.DescSize*r:], &Sh)
 	}
 }
 
@@ -939,14 +896,9 @@ func (sm *ShapeMatching) ProjectDescriptor(desc, weights []float64) {
 	active := make([]bool, w1)
 	slotted := make([]float64, len(desc))
 	for r, sl := range sm.slot {
-		copy(slotted[descSize*sl:descSize*(sl+1)], desc[descSize*r:descSize*(r+1)])
+		copy(slotted[example.DescSize*sl:example.DescSize*(sl+1)], desc[example.DescSize*r:example.DescSize*(r+1)])
 	}
-	for g, em := range sm.manifolds {
-		w := weights[w1*g : w1*(g+1)]
-		em.project(slotted, w)
-		if sm.EliminateNegativeWeights {
-			eliminateNegativeWeights(w, active)
-		}
-		biasTowardRest(w, sm.Beta)
+	for g := range sm.manifolds {
+		sm.projectGroup(g, slotted, weights[w1*g:w1*(g+1)], active)
 	}
 }

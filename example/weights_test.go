@@ -1,4 +1,4 @@
-package shapematching
+package example
 
 import (
 	"math"
@@ -20,7 +20,7 @@ func TestEliminateNegativeWeightsByHand(t *testing.T) {
 	}
 	for _, c := range cases {
 		w := append([]float64(nil), c.in...)
-		eliminateNegativeWeights(w, make([]bool, len(w)))
+		EliminateNegativeWeights(w, make([]bool, len(w)))
 		for i := range w {
 			// Two subtractions of exact decimal fractions: rounding only.
 			if math.Abs(w[i]-c.want[i]) > 1e-15 {
@@ -44,7 +44,7 @@ func TestEliminateNegativeWeightsRandom(t *testing.T) {
 			sum += w[i]
 		}
 		w[0] = 1 - sum
-		eliminateNegativeWeights(w, make([]bool, n))
+		EliminateNegativeWeights(w, make([]bool, n))
 		total := 0.0
 		for _, x := range w {
 			if x < 0 {
@@ -62,7 +62,7 @@ func TestEliminateNegativeWeightsRandom(t *testing.T) {
 // TestBiasTowardRest: β moves (1 − β) of every example weight to the rest.
 func TestBiasTowardRest(t *testing.T) {
 	w := []float64{0.2, 0.5, 0.3}
-	biasTowardRest(w, 0.9)
+	BiasTowardRest(w, 0.9)
 	want := []float64{0.2 + 0.1*0.8, 0.45, 0.27}
 	for i := range w {
 		if math.Abs(w[i]-want[i]) > 1e-15 {
@@ -81,21 +81,25 @@ func TestManifoldRecoversWeights(t *testing.T) {
 	const regions, n = 40, 3
 	ex := make([][]float64, n+1)
 	for k := range ex {
-		ex[k] = make([]float64, descSize*regions)
+		ex[k] = make([]float64, DescSize*regions)
 		for j := range ex[k] {
 			if k < n {
-				ex[k][j] = restDescriptor[j%descSize] + 0.3*(2*rng.Float64()-1)
+				ex[k][j] = IdentityDescriptor[j%DescSize] + 0.3*(2*rng.Float64()-1)
 			} else {
-				ex[k][j] = restDescriptor[j%descSize] // the last example is the rest pose
+				ex[k][j] = IdentityDescriptor[j%DescSize] // the last example is the rest pose
 			}
 		}
 	}
-	em, err := newExampleManifold(0, regions, ex)
+	rest := make([]float64, DescSize*regions)
+	for j := range rest {
+		rest[j] = IdentityDescriptor[j%DescSize]
+	}
+	em, err := NewManifold(append([][]float64{rest}, ex...), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if em.rank != n {
-		t.Fatalf("rank %d, want %d", em.rank, n)
+	if em.Rank() != n {
+		t.Fatalf("rank %d, want %d", em.Rank(), n)
 	}
 	for trial := 0; trial < 100; trial++ {
 		want := make([]float64, n+2)
@@ -105,15 +109,15 @@ func TestManifoldRecoversWeights(t *testing.T) {
 			sum += want[k]
 		}
 		want[0] = 1 - sum
-		d := make([]float64, descSize*regions)
+		d := make([]float64, DescSize*regions)
 		for j := range d {
-			d[j] = want[0] * restDescriptor[j%descSize]
+			d[j] = want[0] * IdentityDescriptor[j%DescSize]
 			for k := 1; k <= n; k++ {
 				d[j] += want[k] * ex[k-1][j]
 			}
 		}
 		w := make([]float64, n+2)
-		em.project(d, w)
+		em.Project(d, w)
 		for k := range w {
 			// Condition of L is O(10) here; 1e-12 is rounding with margin.
 			if math.Abs(w[k]-want[k]) > 1e-12 {
