@@ -63,6 +63,27 @@ type Scale struct {
 	Blend    float64 // ramp width at each end of the slab (0: sharp)
 }
 
+// Bulge bows the walls of a block outward, as a block compressed along
+// Axis buckles: in the slab From ≤ p·Axis ≤ To (the block's height),
+// offsets along Out (a direction across the axis, made perpendicular to
+// it) from the plane through Center grow by the factor
+// 1 + Amount·sin(π t), t = (p·Axis − From)/(To − From) the relative height
+// (no growth at the slab's ends, Amount at mid-height), and heights within
+// the slab shrink by the factor Axial (the part beyond To moves down with
+// the slab's end). A non-zero Across confines the bulge to the band
+// AcrossFrom ≤ p·Across ≤ AcrossTo, both effects ramping in smoothly
+// (smoothstep) over Blend inside its edges, so that a local example
+// changes the mesh only there; a zero Across bulges the whole slab.
+type Bulge struct {
+	Center               geom.Vec3
+	Axis, Out, Across    geom.Vec3
+	From, To             float64 // slab along Axis
+	AcrossFrom, AcrossTo float64 // band along Across (when Across ≠ 0)
+	Blend                float64 // ramp width at the band's edges
+	Amount               float64 // growth of the offsets along Out at mid-height
+	Axial                float64 // height factor within the slab (1: none)
+}
+
 func unit(a geom.Vec3, what string) (geom.Vec3, error) {
 	n := a.Norm()
 	if !(n > 0) || math.IsInf(n, 0) {
@@ -210,6 +231,78 @@ func (sc Scale) Apply(p geom.Vec3) geom.Vec3 {
 	lat := rel.Sub(a.Scale(rel.Dot(a)))
 	shift := (sc.Axial - 1) * integral
 	return p.Add(a.Scale(shift)).Add(lat.Scale((sc.Lateral - 1) * phi))
+}
+
+// Validate implements Deformation.
+func (b Bulge) Validate() error {
+	a, err := unit(b.Axis, "axis")
+	if err != nil {
+		return err
+	}
+	if _, err := unit(b.Out.Sub(a.Scale(b.Out.Dot(a))), "out (perpendicular to the axis)"); err != nil {
+		return err
+	}
+	if err := checkSlab(b.From, b.To); err != nil {
+		return err
+	}
+	if b.Across != (geom.Vec3{}) {
+		if _, err := unit(b.Across, "across"); err != nil {
+			return err
+		}
+		if err := checkSlab(b.AcrossFrom, b.AcrossTo); err != nil {
+			return fmt.Errorf("across band: %w", err)
+		}
+		if !(b.Blend >= 0) || b.Blend > (b.AcrossTo-b.AcrossFrom)/2 {
+			return fmt.Errorf("blend = %g must be in [0, (ato − afrom)/2 = %g]", b.Blend, (b.AcrossTo-b.AcrossFrom)/2)
+		}
+	}
+	if err := finite("amount", b.Amount); err != nil {
+		return err
+	}
+	if !(b.Amount > -1) {
+		return fmt.Errorf("amount = %g must exceed −1 (the walls would cross)", b.Amount)
+	}
+	if !(b.Axial > 0) || math.IsInf(b.Axial, 0) {
+		return fmt.Errorf("axial = %g must be positive and finite", b.Axial)
+	}
+	return nil
+}
+
+// window returns the band's weight at p: 1 inside, 0 outside, smoothstep
+// over Blend inside the edges (1 everywhere when Across is zero).
+func (b Bulge) window(p geom.Vec3) float64 {
+	if b.Across == (geom.Vec3{}) {
+		return 1
+	}
+	c, _ := unit(b.Across, "across")
+	s := p.Dot(c)
+	if s < b.AcrossFrom || s > b.AcrossTo {
+		return 0
+	}
+	if b.Blend == 0 {
+		return 1
+	}
+	r := math.Min(1, math.Min(s-b.AcrossFrom, b.AcrossTo-s)/b.Blend)
+	return r * r * (3 - 2*r)
+}
+
+// Apply implements Deformation.
+func (b Bulge) Apply(p geom.Vec3) geom.Vec3 {
+	a, _ := unit(b.Axis, "axis")
+	n, _ := unit(b.Out.Sub(a.Scale(b.Out.Dot(a))), "out")
+	wgt := b.window(p)
+	if wgt == 0 {
+		return p
+	}
+	s := p.Dot(a)
+	t := math.Min(1, math.Max(0, (s-b.From)/(b.To-b.From)))
+	// Height: s ↦ From + (s − From)·f within the slab, shifted by
+	// (To − From)(f − 1) beyond it, with f = 1 + (Axial − 1)·w.
+	f := 1 + (b.Axial-1)*wgt
+	ds := (math.Min(math.Max(s, b.From), b.To) - b.From) * (f - 1)
+	o := p.Sub(b.Center).Dot(n)
+	do := o * b.Amount * math.Sin(math.Pi*t) * wgt
+	return p.Add(a.Scale(ds)).Add(n.Scale(do))
 }
 
 // Apply returns the points (flat x y z) moved by the deformations in

@@ -242,3 +242,49 @@ func TestValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestBulge: outside the band nothing moves; at mid-height inside it the
+// offsets along out from the centre plane grow by 1 + Amount and heights
+// shrink by Axial; the slab's ends (t = 0, 1) do not bulge; the ramp is
+// continuous; a moderate bulge inverts no tetrahedron.
+func TestBulge(t *testing.T) {
+	b := Bulge{Center: geom.Vec3{0.5, 0, 0.1}, Axis: geom.Vec3{0, 1, 0}, Out: geom.Vec3{0, 0, 1},
+		Across: geom.Vec3{1, 0, 0}, From: 0, To: 0.2, AcrossFrom: 0, AcrossTo: 0.4, Blend: 0.1, Amount: 0.3, Axial: 0.8}
+	if err := b.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []geom.Vec3{{0.5, 0.1, 0.2}, {0.41, 0.2, 0}, {-0.01, 0.05, 0.2}} {
+		if q := b.Apply(p); q != p {
+			t.Errorf("%v outside the band moved to %v", p, q)
+		}
+	}
+	// Inside the band's flat part, at mid-height: y 0.1 → 0.08, z − 0.1 scaled 1.3.
+	q := b.Apply(geom.Vec3{0.2, 0.1, 0.2})
+	if d := q.Sub(geom.Vec3{0.2, 0.08, 0.1 + 0.1*1.3}).Norm(); d > 1e-15 {
+		t.Errorf("mid-height point moved to %v", q)
+	}
+	// Top of the slab: no bulge, height scaled.
+	q = b.Apply(geom.Vec3{0.2, 0.2, 0.2})
+	if d := q.Sub(geom.Vec3{0.2, 0.16, 0.2}).Norm(); d > 1e-15 {
+		t.Errorf("top point moved to %v", q)
+	}
+	// Continuity across the ramp's outer edge.
+	a, c := b.Apply(geom.Vec3{0.4 - 1e-9, 0.1, 0.2}), geom.Vec3{0.4 - 1e-9, 0.1, 0.2}
+	if a.Sub(c).Norm() > 1e-9 {
+		t.Errorf("jump at the band's edge: %v", a.Sub(c))
+	}
+	m := boxMesh(t, [3]int{11, 5, 5})
+	if _, bad, err := Mesh(m, Bulge{Center: geom.Vec3{0.5, 0.1, 0.1}, Axis: geom.Vec3{0, 1, 0}, Out: geom.Vec3{0, 0, 1}, From: 0, To: 0.2, Amount: 0.3, Axial: 0.8}); err != nil || len(bad) > 0 {
+		t.Errorf("a whole-slab bulge: %v, %d inverted", err, len(bad))
+	}
+	for _, bad := range []Bulge{
+		{Axis: geom.Vec3{0, 1, 0}, Out: geom.Vec3{0, 1, 0}, From: 0, To: 1, Axial: 1},
+		{Axis: geom.Vec3{0, 1, 0}, Out: geom.Vec3{0, 0, 1}, From: 0, To: 1, Axial: 0},
+		{Axis: geom.Vec3{0, 1, 0}, Out: geom.Vec3{0, 0, 1}, From: 0, To: 1, Axial: 1, Amount: -1},
+		{Axis: geom.Vec3{0, 1, 0}, Out: geom.Vec3{0, 0, 1}, Across: geom.Vec3{1, 0, 0}, From: 0, To: 1, AcrossFrom: 0, AcrossTo: 1, Blend: 0.6, Axial: 1},
+	} {
+		if bad.Validate() == nil {
+			t.Errorf("%+v accepted", bad)
+		}
+	}
+}

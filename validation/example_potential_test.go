@@ -328,3 +328,91 @@ func mustFloat(s string) float64 {
 	}
 	return x
 }
+
+// TestExampleSneakerLocal: the sneaker scene's two blocks pressed down by
+// 20 %. With the two local examples both ends buckle outward like their
+// example (their walls bow out three times as far as the plain block's, a
+// good part of the way to the example's own bow), front and back alike;
+// outside the two groups the displacement differs from the plain block's
+// only by what elasticity carries across the groups' edges, which decays
+// with the distance from them (Saint-Venant): within 1 % of the plain
+// block's largest displacement beyond 0.25 m, less than the block's
+// height. The decay table goes to the README.
+func TestExampleSneakerLocal(t *testing.T) {
+	s, err := graph.LoadFile("../scenes/example_fem_sneaker.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Init(); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < s.Steps; i++ {
+		if err := s.Step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	plain, withEx := stateOf(t, s, "plain/dofs"), stateOf(t, s, "examples/dofs")
+	xp, rp := plain.Vec(graph.Position), plain.Vec(graph.RestPosition)
+	xe, re := withEx.Vec(graph.Position), withEx.Vec(graph.RestPosition)
+	left, err := meshio.Read("../scenes/meshes/block_bulge_left.vtk")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(rp) / 3
+	maxU := 0.0
+	for i := 0; i < n; i++ {
+		maxU = math.Max(maxU, geom.At(xp, i).Sub(geom.At(rp, i)).Norm())
+	}
+	// Bows of the walls at mid-height (y = 0.15) where the left example is
+	// fully bowed (x ≤ 0.25), and where the right one is (x ≥ 1.15).
+	var bowPlain, bowEx, bowExample float64
+	count := 0
+	for i := 0; i < n; i++ {
+		p := geom.At(rp, i)
+		if math.Abs(p[1]-0.15) > 1e-9 || (p[2] > 1e-9 && p[2] < 0.3-1e-9) || (p[0] > 0.25+1e-9 && p[0] < 1.15-1e-9) {
+			continue
+		}
+		out := 1.0 // outward: +z on the front wall, −z on the back wall
+		if p[2] < 0.15 {
+			out = -1
+		}
+		bowPlain += out * (xp[3*i+2] - p[2])
+		bowEx += out * (xe[3*i+2] - re[3*i+2])
+		mirror := i
+		if p[0] > 0.7 { // the right example is the left one mirrored: compare with the left one's bow there
+			ix := int(math.Round(p[0] / 0.05))
+			mirror = i + (28 - 2*ix)
+		}
+		bowExample += out * (left.Points[3*mirror+2] - geom.At(rp, mirror)[2])
+		count++
+	}
+	bowPlain, bowEx, bowExample = bowPlain/float64(count), bowEx/float64(count), bowExample/float64(count)
+	t.Logf("walls at mid-height in the ends (%d vertices): bow %.4f m plain, %.4f m with the local examples, %.4f m in the examples", count, bowPlain, bowEx, bowExample)
+	if !(bowPlain > 0 && bowEx > 2.5*bowPlain && bowEx < bowExample) {
+		t.Errorf("bows: plain %.4g m, with examples %.4g m, examples %.4g m: the ends do not buckle outward toward the examples", bowPlain, bowEx, bowExample)
+	}
+	// Locality: difference from the plain block outside the groups, by
+	// distance from them.
+	t.Logf("| distance from the groups | largest |u − u_plain| / largest |u_plain| |")
+	prev := math.Inf(1)
+	for _, d := range []float64{0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3} {
+		worst := 0.0
+		for i := 0; i < n; i++ {
+			if x := rp[3*i]; x < 0.3+d || x > 1.1-d {
+				continue
+			}
+			ue := geom.At(xe, i).Sub(geom.At(re, i))
+			up := geom.At(xp, i).Sub(geom.At(rp, i))
+			worst = math.Max(worst, ue.Sub(up).Norm())
+		}
+		r := worst / maxU
+		t.Logf("| %.2f m | %.2f %% |", d, 100*r)
+		if r > prev {
+			t.Errorf("the difference grows from %.3g to %.3g at %.2f m from the groups", prev, r, d)
+		}
+		prev = r
+		if d >= 0.25 && r > 0.01 {
+			t.Errorf("%.2f m from the groups the displacement differs from the plain block's by %.2f %% of its largest", d, 100*r)
+		}
+	}
+}

@@ -18,6 +18,9 @@
 //	twist:  angle=DEG             total twist over the slab, right-handed about the axis
 //	bend:   angle=DEG toward=y|-y|x,y,z   total bend, turning toward that direction
 //	scale:  lateral=F axial=F blend=W     factors across and along the axis, ramp width at the slab's ends
+//	bulge:  out=x|y|z|…  amount=F [axial=F] [across=x|y|z|… afrom=S ato=S blend=W]
+//	        offsets along out grow by 1 + F·sin(π·relative height), heights by axial;
+//	        across confines it to the band afrom ≤ p·across ≤ ato (ramped over blend)
 //
 // posegen refuses to write a pose with inverted or flat tetrahedra (exit
 // code 1) and prints the displacement range. Exit codes: 1 for a failed
@@ -103,6 +106,7 @@ func (o opList) Set(s string) error {
 		"twist": {"axis", "from", "to", "center", "angle"},
 		"bend":  {"axis", "from", "to", "center", "angle", "toward"},
 		"scale": {"axis", "from", "to", "center", "lateral", "axial", "blend"},
+		"bulge": {"axis", "from", "to", "center", "out", "amount", "axial", "across", "afrom", "ato", "blend"},
 	}[o.kind]
 	for k := range kv {
 		found := false
@@ -133,6 +137,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.Var(opList{"twist", &ops}, "twist", "twist a slab: 'axis=… angle=DEG [from=… to=… center=…]' (repeatable)")
 	fs.Var(opList{"bend", &ops}, "bend", "bend a slab: 'axis=… toward=… angle=DEG [from=… to=… center=…]' (repeatable)")
 	fs.Var(opList{"scale", &ops}, "scale", "scale a slab: 'axis=… [lateral=F] [axial=F] [blend=W] [from=… to=… center=…]' (repeatable)")
+	fs.Var(opList{"bulge", &ops}, "bulge", "bow a block's walls outward: 'axis=… out=… amount=F [axial=F] [across=… afrom=… ato=… blend=W] [from=… to=… center=…]' (repeatable)")
 	out := fs.String("o", "", "output file; the format follows the extension (.vtk, .msh, .node, .veg, .stl, .obj)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: posegen (-in REST | -box -min x,y,z -max x,y,z -n i,j,k) [-twist '…'] [-bend '…'] [-scale '…'] -o FILE")
@@ -268,6 +273,52 @@ func resolve(op opSpec, pts []float64) (pose.Deformation, error) {
 			return nil, fmt.Errorf("toward: %w", err)
 		}
 		d := pose.Bend{Center: center, Axis: axis, Toward: toward, From: from, To: to, Angle: angle * math.Pi / 180}
+		return d, d.Validate()
+	case "bulge":
+		outStr, ok := kv["out"]
+		if !ok {
+			return nil, fmt.Errorf("bulge needs out=x|y|z|ox,oy,oz")
+		}
+		outDir, err := parseDir(outStr)
+		if err != nil {
+			return nil, fmt.Errorf("out: %w", err)
+		}
+		amount, err := num("amount", math.NaN())
+		if err != nil {
+			return nil, err
+		}
+		if math.IsNaN(amount) {
+			return nil, fmt.Errorf("bulge needs amount=F")
+		}
+		ax, err := num("axial", 1)
+		if err != nil {
+			return nil, err
+		}
+		d := pose.Bulge{Center: center, Axis: axis, Out: outDir, From: from, To: to, Amount: amount, Axial: ax}
+		if as, ok := kv["across"]; ok {
+			if d.Across, err = parseDir(as); err != nil {
+				return nil, fmt.Errorf("across: %w", err)
+			}
+			d.Across = d.Across.Normalized()
+			af, at := math.Inf(1), math.Inf(-1)
+			for i := 0; i+2 < len(pts); i += 3 {
+				s := geom.Vec3{pts[i], pts[i+1], pts[i+2]}.Dot(d.Across)
+				af, at = math.Min(af, s), math.Max(at, s)
+			}
+			if d.AcrossFrom, err = num("afrom", af); err != nil {
+				return nil, err
+			}
+			if d.AcrossTo, err = num("ato", at); err != nil {
+				return nil, err
+			}
+			if d.Blend, err = num("blend", 0); err != nil {
+				return nil, err
+			}
+		} else if _, ok := kv["afrom"]; ok {
+			return nil, fmt.Errorf("afrom needs across=…")
+		} else if _, ok := kv["ato"]; ok {
+			return nil, fmt.Errorf("ato needs across=…")
+		}
 		return d, d.Validate()
 	default:
 		lat, err := num("lateral", 1)

@@ -64,50 +64,59 @@ func TestWritesThePose(t *testing.T) {
 }
 
 // TestShippedExamples: the example poses the scenes load are what the
-// commands in their comments write.
+// commands in their comments write (every posegen command of each scene).
 func TestShippedExamples(t *testing.T) {
-	for _, scene := range []string{"../../scenes/shapematching_cuboid_twist.toml", "../../scenes/shapematching_local.toml"} {
+	for _, scene := range []string{"../../scenes/shapematching_cuboid_twist.toml", "../../scenes/shapematching_local.toml",
+		"../../scenes/example_fem_twist.toml", "../../scenes/example_fem_sneaker.toml"} {
 		f, err := os.Open(scene)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var cmd string
+		var cmds []string
 		sc := bufio.NewScanner(f)
 		for sc.Scan() {
 			if line := strings.TrimSpace(strings.TrimPrefix(sc.Text(), "#")); strings.HasPrefix(line, "go run ./cmd/posegen ") {
-				cmd = strings.TrimPrefix(line, "go run ./cmd/posegen ")
+				cmds = append(cmds, strings.TrimPrefix(line, "go run ./cmd/posegen "))
 			}
 		}
 		f.Close()
-		if cmd == "" {
+		if len(cmds) == 0 {
 			t.Fatalf("%s: no posegen command in the comments", scene)
 		}
-		args := splitQuoted(t, cmd)
-		shipped := ""
-		for i := range args {
-			if args[i] == "-o" && i+1 < len(args) {
-				shipped = filepath.Join("../..", args[i+1])
-				args[i+1] = filepath.Join(t.TempDir(), filepath.Base(args[i+1]))
-				defer func(fresh string) {
-					a, err1 := meshio.Read(fresh)
-					b, err2 := meshio.Read(shipped)
-					if err1 != nil || err2 != nil {
-						t.Fatalf("%v %v", err1, err2)
-					}
-					if len(a.Points) != len(b.Points) {
-						t.Fatalf("%s: %d points, shipped %d", scene, a.NumPoints(), b.NumPoints())
-					}
-					for k := range a.Points {
-						if a.Points[k] != b.Points[k] {
-							t.Fatalf("%s: the shipped %s differs from what the command writes (coordinate %d: %g vs %g)", scene, shipped, k, b.Points[k], a.Points[k])
-						}
-					}
-				}(args[i+1])
-			}
+		for _, cmd := range cmds {
+			checkShipped(t, scene, cmd)
 		}
-		var stdout, stderr bytes.Buffer
-		if code := run(args, &stdout, &stderr); code != 0 {
-			t.Fatalf("%s: %q: exit %d: %s", scene, cmd, code, stderr.String())
+	}
+}
+
+// checkShipped runs one posegen command line into a temporary file and
+// compares it with the file the scene ships.
+func checkShipped(t *testing.T, scene, cmd string) {
+	t.Helper()
+	args := splitQuoted(t, cmd)
+	shipped, fresh := "", ""
+	for i := range args {
+		if args[i] == "-o" && i+1 < len(args) {
+			shipped = filepath.Join("../..", args[i+1])
+			fresh = filepath.Join(t.TempDir(), filepath.Base(args[i+1]))
+			args[i+1] = fresh
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run(args, &stdout, &stderr); code != 0 {
+		t.Fatalf("%s: %q: exit %d: %s", scene, cmd, code, stderr.String())
+	}
+	a, err1 := meshio.Read(fresh)
+	b, err2 := meshio.Read(shipped)
+	if err1 != nil || err2 != nil {
+		t.Fatalf("%v %v", err1, err2)
+	}
+	if len(a.Points) != len(b.Points) {
+		t.Fatalf("%s: %d points, shipped %d", scene, a.NumPoints(), b.NumPoints())
+	}
+	for k := range a.Points {
+		if a.Points[k] != b.Points[k] {
+			t.Fatalf("%s: the shipped %s differs from what the command writes (coordinate %d: %g vs %g)", scene, shipped, k, b.Points[k], a.Points[k])
 		}
 	}
 }
@@ -163,6 +172,11 @@ func TestUsageErrors(t *testing.T) {
 		{append(box, "-twist", "axis=x from=2 to=1 angle=10", "-o", out), 2, "from < to"},
 		{append(box, "-twist", "axis=q angle=10", "-o", out), 2, "axis"},
 		{append(box, "-bend", "axis=x toward=y from=0.4 to=0.5 angle=170", "-o", out), 1, "inverts or flattens"},
+		{append(box, "-bulge", "axis=y amount=0.3", "-o", out), 2, "needs out"},
+		{append(box, "-bulge", "axis=y out=z", "-o", out), 2, "needs amount"},
+		{append(box, "-bulge", "axis=y out=y amount=0.3", "-o", out), 2, "perpendicular"},
+		{append(box, "-bulge", "axis=y out=z amount=0.3 afrom=0", "-o", out), 2, "afrom needs across"},
+		{append(box, "-bulge", "axis=y out=z amount=0.3 axial=0", "-o", out), 2, "positive"},
 	}
 	for _, c := range cases {
 		var stdout, stderr bytes.Buffer

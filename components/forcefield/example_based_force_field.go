@@ -331,7 +331,6 @@ func (c *ExampleBasedForceField) PotentialEnergy(x []float64) float64 {
 		return 0
 	}
 	t := &c.terms
-	t.ensureScratchEval()
 	c.evaluate(&t.tmp, x, false)
 	w := 0.0
 	for _, e := range t.tmp.energy {
@@ -404,9 +403,9 @@ type exampleTerms struct {
 	// tmp (PotentialEnergy).
 	lin, tmp exampleEval
 	cur      *exampleEval
-	// AddDForce scratch: dF·, descriptor change, per-slot contributions,
-	// per-group weight changes.
-	dd, dcontrib, dw []float64
+	// AddDForce scratch: dF per chunk of the slot loop, descriptor
+	// change, per-slot contributions, per-group weight changes.
+	dFScratch, dd, dcontrib, dw []float64
 	// Simplex scratch and group sums (N − 1), one per chunk of the group
 	// loop.
 	work []*example.SimplexWork
@@ -501,8 +500,9 @@ func (t *exampleTerms) build(groupOf []int, ng int, vol []float64, exStrain [][]
 		t.groups[g] = exampleGroup{m: m, first: first[g], count: count[g]}
 	}
 	t.lin.size(slots, ng, t.n)
-	t.tmp = exampleEval{}
+	t.tmp.size(slots, ng, t.n)
 	m1 := max(t.n-1, 0)
+	t.dFScratch = make([]float64, 9*(slots/elementGrain+1))
 	t.dd = make([]float64, 6*slots)
 	t.dcontrib = make([]float64, m1*slots)
 	t.dw = make([]float64, t.n*ng)
@@ -520,12 +520,6 @@ func (t *exampleTerms) build(groupOf []int, ng int, vol []float64, exStrain [][]
 }
 
 func (t *exampleTerms) numSlots() int { return len(t.elem) }
-
-func (t *exampleTerms) ensureScratchEval() {
-	if len(t.tmp.F) != len(t.lin.F) {
-		t.tmp.size(t.numSlots(), len(t.groups), t.n)
-	}
-}
 
 // rowOf returns the group of slot s and the slot's row offset in its
 // manifold.
@@ -621,11 +615,12 @@ func (t *exampleTerms) residual(s int, ev *exampleEval) geom.Mat3 {
 // contributions to the group sums.
 func (t *exampleTerms) ddescRange(lo, hi int) {
 	ev, m1 := &t.lin, t.n-1
-	var dF [9]float64
+	k := 9 * (lo / elementGrain)
+	dF := t.dFScratch[k : k+9 : k+9] // the chunk's slot (see tetSolid.scratch)
 	for s := lo; s < hi; s++ {
-		t.getDF(s, dF[:])
+		t.getDF(s, dF)
 		d := t.dd[6*s : 6*s+6 : 6*s+6]
-		example.PutGreenStrainDifferential(d, (*geom.Mat3)(ev.F[9*s:9*s+9]), (*geom.Mat3)(&dF))
+		example.PutGreenStrainDifferential(d, (*geom.Mat3)(ev.F[9*s:9*s+9]), (*geom.Mat3)(dF))
 		g, r := t.rowOf(s)
 		for j := 1; j <= m1; j++ {
 			p := t.proj(g.m, j)[r : r+6 : r+6]

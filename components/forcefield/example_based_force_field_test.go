@@ -418,3 +418,44 @@ func TestExampleWorkersBitwise(t *testing.T) {
 		}
 	}
 }
+
+// TestExampleLocalGroupsTouchOnlyTheirElements: with local examples (a
+// group covering the left third of the bar), the force and the force
+// differential are exactly zero on every vertex of no element of the
+// group, at any configuration: the example term acts only on its region.
+func TestExampleLocalGroupsTouchOnlyTheirElements(t *testing.T) {
+	b := newExampleBar(t)
+	ff := b.load(t, []int{0, 1, 2}, "includeRest = true\n  manifold = \"groups\"\n  groupBoxes = [[-1, -1, -1, 0.13, 1, 1]]")
+	touched := make([]bool, len(b.rest)/3)
+	inGroup := 0
+	for e := range b.tets {
+		if ff.Group(e) >= 0 {
+			inGroup++
+			for _, v := range b.tets[e] {
+				touched[v] = true
+			}
+		}
+	}
+	if inGroup == 0 || inGroup == len(b.tets) {
+		t.Fatalf("test setup: %d of %d elements in the group", inGroup, len(b.tets))
+	}
+	rng := rand.New(rand.NewPCG(21, 22))
+	x := b.configs(rng)["random"]
+	f, df := make([]float64, len(x)), make([]float64, len(x))
+	ff.AddForce(f, x, nil)
+	ff.AddDForce(df, randomDisplacement(rng, len(x), 1), 1, 0)
+	nonzero := 0
+	for v, in := range touched {
+		for c := 0; c < 3; c++ {
+			if !in && (f[3*v+c] != 0 || df[3*v+c] != 0) {
+				t.Fatalf("vertex %d outside the group's elements has force %v, differential %v", v, f[3*v:3*v+3], df[3*v:3*v+3])
+			}
+			if in && f[3*v+c] != 0 {
+				nonzero++
+			}
+		}
+	}
+	if nonzero == 0 {
+		t.Fatal("no force inside the group either")
+	}
+}
