@@ -115,22 +115,93 @@ type elastonKernel struct {
 	coro       *material.CorotationalLinear // rotation of the centre's F (corotational)
 }
 
-// hooke returns C:ε = 2μ ε + λ tr(ε) I for a symmetric ε.
-func (k *elastonKernel) hooke(e geom.Mat3) geom.Mat3 {
-	s := e.Scale(2 * k.mu)
-	t := k.lambda * e.Trace()
-	s[0] += t
-	s[4] += t
-	s[8] += t
-	return s
+// The kernels below work on symmetric matrices as 6 numbers
+// [s00 s11 s22 s01 s12 s20] and on pointers to 3×3 arrays: Go copies
+// fixed-size arrays passed by value, which made the first version
+// (geom.Mat3 method chains) 4–8× slower.
+type sym6 [6]float64
+
+// symOf returns sym(m).
+func symOf(m *geom.Mat3) sym6 {
+	return sym6{m[0], m[4], m[8], 0.5 * (m[1] + m[3]), 0.5 * (m[5] + m[7]), 0.5 * (m[6] + m[2])}
 }
 
-// skewOf returns [v]×.
-func skewOf(v geom.Vec3) geom.Mat3 { return v.Skew() }
+// full returns s as a 3×3 matrix.
+func (s *sym6) full() geom.Mat3 {
+	return geom.Mat3{s[0], s[3], s[5], s[3], s[1], s[4], s[5], s[4], s[2]}
+}
 
-// axialSkew returns axial(skew X) = ½ (X₂₁ − X₁₂, X₀₂ − X₂₀, X₁₀ − X₀₁).
-func axialSkew(X geom.Mat3) geom.Vec3 {
-	return geom.Vec3{0.5 * (X[7] - X[5]), 0.5 * (X[2] - X[6]), 0.5 * (X[3] - X[1])}
+// ddot6 returns a:b.
+func ddot6(a, b *sym6) float64 {
+	return a[0]*b[0] + a[1]*b[1] + a[2]*b[2] + 2*(a[3]*b[3]+a[4]*b[4]+a[5]*b[5])
+}
+
+// axpy6 sets y += a x.
+func axpy6(y *sym6, a float64, x *sym6) {
+	for i := range y {
+		y[i] += a * x[i]
+	}
+}
+
+// hooke returns C:ε = 2μ ε + λ tr(ε) I.
+func (k *elastonKernel) hooke(e *sym6) sym6 {
+	m2, t := 2*k.mu, k.lambda*(e[0]+e[1]+e[2])
+	return sym6{m2*e[0] + t, m2*e[1] + t, m2*e[2] + t, m2 * e[3], m2 * e[4], m2 * e[5]}
+}
+
+// mulTN sets o = aᵀ b.
+func mulTN(o, a, b *geom.Mat3) {
+	for i := 0; i < 3; i++ {
+		a0, a1, a2 := a[i], a[3+i], a[6+i]
+		o[3*i] = a0*b[0] + a1*b[3] + a2*b[6]
+		o[3*i+1] = a0*b[1] + a1*b[4] + a2*b[7]
+		o[3*i+2] = a0*b[2] + a1*b[5] + a2*b[8]
+	}
+}
+
+// mulNN sets o = a b (o must not alias b).
+func mulNN(o, a, b *geom.Mat3) {
+	for i := 0; i < 3; i++ {
+		a0, a1, a2 := a[3*i], a[3*i+1], a[3*i+2]
+		o[3*i] = a0*b[0] + a1*b[3] + a2*b[6]
+		o[3*i+1] = a0*b[1] + a1*b[4] + a2*b[7]
+		o[3*i+2] = a0*b[2] + a1*b[5] + a2*b[8]
+	}
+}
+
+// addMulNN sets o += a b.
+func addMulNN(o, a, b *geom.Mat3) {
+	for i := 0; i < 3; i++ {
+		a0, a1, a2 := a[3*i], a[3*i+1], a[3*i+2]
+		o[3*i] += a0*b[0] + a1*b[3] + a2*b[6]
+		o[3*i+1] += a0*b[1] + a1*b[4] + a2*b[7]
+		o[3*i+2] += a0*b[2] + a1*b[5] + a2*b[8]
+	}
+}
+
+// addAxialSYt adds axial(skew(S Yᵀ)) to tau (S symmetric, full).
+func addAxialSYt(tau *geom.Vec3, S, Y *geom.Mat3) {
+	var t0, t1, t2 float64
+	for k := 0; k < 3; k++ {
+		s0, s1, s2 := S[k], S[3+k], S[6+k] // column k = row k
+		y0, y1, y2 := Y[k], Y[3+k], Y[6+k]
+		t0 += s2*y1 - s1*y2
+		t1 += s0*y2 - s2*y0
+		t2 += s1*y0 - s0*y1
+	}
+	tau[0] += 0.5 * t0
+	tau[1] += 0.5 * t1
+	tau[2] += 0.5 * t2
+}
+
+// subSkew sets m −= a [v]×.
+func subSkew(m *geom.Mat3, a float64, v geom.Vec3) {
+	m[1] += a * v[2]
+	m[2] -= a * v[1]
+	m[3] -= a * v[2]
+	m[5] += a * v[0]
+	m[6] += a * v[1]
+	m[7] -= a * v[0]
 }
 
 // symMulVec returns m v for the symmetric matrix of upper triangle m.
@@ -150,6 +221,17 @@ func momentMatrix(m []float64) (M [4][4]float64) {
 		}
 	}
 	return M
+}
+
+// pairMoment[P][Q] is the monomial of d^P d^Q for Green pairs P, Q.
+var pairMoment [10][10]int8
+
+func init() {
+	for p, ab := range greenPairs {
+		for q, cd := range greenPairs {
+			pairMoment[p][q] = momentOf4[ab[0]][ab[1]][cd[0]][cd[1]]
+		}
+	}
 }
 
 // force computes the energy of one sample (without E_s/E) and the
@@ -182,41 +264,41 @@ func (k *elastonKernel) coroForce(c *elastonCache, m []float64) (W float64, g [4
 	} else {
 		c.R = geom.Identity3()
 	}
-	var Ce [4]geom.Mat3
-	var eps [4]geom.Mat3
+	var eps, Ce [4]sym6
 	for a := 0; a < 4; a++ {
-		c.Y[a] = c.R.TMul(c.F[a])
-		eps[a] = c.Y[a].Sym()
+		mulTN(&c.Y[a], &c.R, &c.F[a])
+		eps[a] = symOf(&c.Y[a])
 		if a == 0 {
-			eps[a][0]--
-			eps[a][4]--
-			eps[a][8]--
+			eps[0][0]--
+			eps[0][1]--
+			eps[0][2]--
 		}
-		Ce[a] = k.hooke(eps[a])
+		Ce[a] = k.hooke(&eps[a])
 	}
 	for a := 0; a < 4; a++ {
-		var s geom.Mat3
+		var s sym6
 		for b := 0; b < 4; b++ {
-			s = s.Add(Ce[b].Scale(M[a][b]))
+			if M[a][b] != 0 {
+				axpy6(&s, M[a][b], &Ce[b])
+			}
 		}
-		c.sig[a] = s
-		W += 0.5 * eps[a].DDot(s)
+		c.sig[a] = s.full()
+		W += 0.5 * ddot6(&eps[a], &s)
 	}
 	if !rotate {
 		c.z = geom.Vec3{}
-		for a := 0; a < 4; a++ {
-			g[a] = c.sig[a]
-		}
-		return W, g
+		return W, c.sig
 	}
-	var T geom.Mat3
+	var tau geom.Vec3
 	for a := 0; a < 4; a++ {
-		T = T.Add(c.sig[a].MulT(c.Y[a]))
+		addAxialSYt(&tau, &c.sig[a], &c.Y[a])
 	}
-	c.z = symMulVec(&c.minv, axialSkew(T))
-	g[0] = c.R.Mul(c.sig[0].Sub(skewOf(c.z).Scale(2)))
+	c.z = symMulVec(&c.minv, tau)
+	G0 := c.sig[0]
+	subSkew(&G0, 2, c.z)
+	mulNN(&g[0], &c.R, &G0)
 	for a := 1; a < 4; a++ {
-		g[a] = c.R.Mul(c.sig[a])
+		mulNN(&g[a], &c.R, &c.sig[a])
 	}
 	return W, g
 }
@@ -225,40 +307,65 @@ func (k *elastonKernel) coroDForce(c *elastonCache, m []float64, dF *[4]geom.Mat
 	M := momentMatrix(m)
 	rotate := k.mode == f332Corotational
 	var Om geom.Mat3
-	if rotate {
-		X := c.R.TMul(dF[0])
-		a := geom.Vec3{X[7] - X[5], X[2] - X[6], X[3] - X[1]}
-		Om = skewOf(symMulVec(&c.minv, a))
-	}
-	var dY, dCe [4]geom.Mat3
+	var dY [4]geom.Mat3
 	for a := 0; a < 4; a++ {
-		dY[a] = c.R.TMul(dF[a])
-		if rotate {
-			dY[a] = dY[a].Sub(Om.Mul(c.Y[a]))
+		mulTN(&dY[a], &c.R, &dF[a])
+	}
+	if rotate {
+		X := &dY[0] // RᵀdF_0
+		w := symMulVec(&c.minv, geom.Vec3{X[7] - X[5], X[2] - X[6], X[3] - X[1]})
+		Om = w.Skew()
+		var t geom.Mat3
+		for a := 0; a < 4; a++ {
+			mulNN(&t, &Om, &c.Y[a])
+			for i := range t {
+				dY[a][i] -= t[i]
+			}
 		}
-		dCe[a] = k.hooke(dY[a].Sym())
+	}
+	var dCe [4]sym6
+	for a := 0; a < 4; a++ {
+		e := symOf(&dY[a])
+		dCe[a] = k.hooke(&e)
 	}
 	var dsig [4]geom.Mat3
 	for a := 0; a < 4; a++ {
+		var s sym6
 		for b := 0; b < 4; b++ {
-			dsig[a] = dsig[a].Add(dCe[b].Scale(M[a][b]))
+			if M[a][b] != 0 {
+				axpy6(&s, M[a][b], &dCe[b])
+			}
 		}
+		dsig[a] = s.full()
 	}
 	if !rotate {
 		return dsig
 	}
-	var dT geom.Mat3
+	var dtau geom.Vec3
 	for a := 0; a < 4; a++ {
-		dT = dT.Add(dsig[a].MulT(c.Y[a])).Add(c.sig[a].MulT(dY[a]))
+		addAxialSYt(&dtau, &dsig[a], &c.Y[a])
+		addAxialSYt(&dtau, &c.sig[a], &dY[a])
 	}
-	dS := dY[0].Sym()
-	tr := dS.Trace()
-	// δB z = (tr δS I − δS) z.
-	dBz := c.z.Scale(tr).Sub(dS.MulVec(c.z))
-	dz := symMulVec(&c.minv, axialSkew(dT).Sub(dBz))
-	dg[0] = c.R.Mul(Om.Mul(c.sig[0].Sub(skewOf(c.z).Scale(2))).Add(dsig[0]).Sub(skewOf(dz).Scale(2)))
-	for a := 1; a < 4; a++ {
-		dg[a] = c.R.Mul(Om.Mul(c.sig[a]).Add(dsig[a]))
+	dS := symOf(&dY[0])
+	z := c.z
+	tr := dS[0] + dS[1] + dS[2]
+	dSz := geom.Vec3{dS[0]*z[0] + dS[3]*z[1] + dS[5]*z[2], dS[3]*z[0] + dS[1]*z[1] + dS[4]*z[2], dS[5]*z[0] + dS[4]*z[1] + dS[2]*z[2]}
+	dz := symMulVec(&c.minv, geom.Vec3{dtau[0] - tr*z[0] + dSz[0], dtau[1] - tr*z[1] + dSz[1], dtau[2] - tr*z[2] + dSz[2]})
+	// dg_0 = R (Ω (σ_0 − 2[z]×) + dσ_0 − 2[dz]×), dg_a = R (Ω σ_a + dσ_a).
+	var G, t geom.Mat3
+	for a := 0; a < 4; a++ {
+		G = c.sig[a]
+		if a == 0 {
+			subSkew(&G, 2, z)
+		}
+		mulNN(&t, &Om, &G)
+		for i := range t {
+			t[i] += dsig[a][i]
+		}
+		if a == 0 {
+			subSkew(&t, 2, dz)
+		}
+		mulNN(&dg[a], &c.R, &t)
 	}
 	return dg
 }
@@ -266,67 +373,81 @@ func (k *elastonKernel) coroDForce(c *elastonCache, m []float64, dF *[4]geom.Mat
 // greenStrainTerm returns Ê_P of pair P = (a, b): ½(F_0ᵀF_0 − I),
 // ½ F_aᵀF_a (a = b > 0), sym(F_aᵀF_b) (a < b); and its differential for
 // dF when dF is not nil.
-func greenStrainTerm(F *[4]geom.Mat3, dF *[4]geom.Mat3, a, b int) geom.Mat3 {
+func greenStrainTerm(F *[4]geom.Mat3, dF *[4]geom.Mat3, a, b int) sym6 {
+	var t geom.Mat3
 	if dF == nil {
+		mulTN(&t, &F[a], &F[b])
+		e := symOf(&t)
 		if a == b {
-			e := F[a].TMul(F[a]).Scale(0.5)
+			for i := range e {
+				e[i] *= 0.5
+			}
 			if a == 0 {
 				e[0] -= 0.5
-				e[4] -= 0.5
-				e[8] -= 0.5
+				e[1] -= 0.5
+				e[2] -= 0.5
 			}
-			return e
 		}
-		return F[a].TMul(F[b]).Sym()
+		return e
 	}
 	if a == b {
-		return F[a].TMul(dF[a]).Sym()
+		mulTN(&t, &F[a], &dF[a])
+		return symOf(&t)
 	}
-	return dF[a].TMul(F[b]).Add(F[a].TMul(dF[b])).Sym()
+	var u geom.Mat3
+	mulTN(&t, &dF[a], &F[b])
+	mulTN(&u, &F[a], &dF[b])
+	for i := range t {
+		t[i] += u[i]
+	}
+	return symOf(&t)
 }
 
 func (k *elastonKernel) greenForce(c *elastonCache, m []float64) (W float64, g [4]geom.Mat3) {
-	var E, Sh [10]geom.Mat3
+	var E, Sh [10]sym6
 	for p, ab := range greenPairs {
 		E[p] = greenStrainTerm(&c.F, nil, ab[0], ab[1])
-		Sh[p] = k.hooke(E[p])
+		Sh[p] = k.hooke(&E[p])
 	}
-	for p, ab := range greenPairs {
-		var s geom.Mat3
-		for q, cd := range greenPairs {
-			if mm := m[momentOf4[ab[0]][ab[1]][cd[0]][cd[1]]]; mm != 0 {
-				s = s.Add(Sh[q].Scale(mm))
+	for p := range greenPairs {
+		var s sym6
+		for q := range greenPairs {
+			if mm := m[pairMoment[p][q]]; mm != 0 {
+				axpy6(&s, mm, &Sh[q])
 			}
 		}
-		c.Sig[p] = s
-		W += 0.5 * E[p].DDot(s)
+		c.Sig[p] = s.full()
+		W += 0.5 * ddot6(&E[p], &s)
 	}
 	for b := 0; b < 4; b++ {
 		for a := 0; a < 4; a++ {
-			g[b] = g[b].Add(c.F[a].Mul(c.Sig[greenPairOf[a][b]]))
+			addMulNN(&g[b], &c.F[a], &c.Sig[greenPairOf[a][b]])
 		}
 	}
 	return W, g
 }
 
 func (k *elastonKernel) greenDForce(c *elastonCache, m []float64, dF *[4]geom.Mat3) (dg [4]geom.Mat3) {
-	var dSh, dSig [10]geom.Mat3
+	var dSh [10]sym6
 	for p, ab := range greenPairs {
-		dSh[p] = k.hooke(greenStrainTerm(&c.F, dF, ab[0], ab[1]))
+		e := greenStrainTerm(&c.F, dF, ab[0], ab[1])
+		dSh[p] = k.hooke(&e)
 	}
-	for p, ab := range greenPairs {
-		var s geom.Mat3
-		for q, cd := range greenPairs {
-			if mm := m[momentOf4[ab[0]][ab[1]][cd[0]][cd[1]]]; mm != 0 {
-				s = s.Add(dSh[q].Scale(mm))
+	var dSig [10]geom.Mat3
+	for p := range greenPairs {
+		var s sym6
+		for q := range greenPairs {
+			if mm := m[pairMoment[p][q]]; mm != 0 {
+				axpy6(&s, mm, &dSh[q])
 			}
 		}
-		dSig[p] = s
+		dSig[p] = s.full()
 	}
 	for b := 0; b < 4; b++ {
 		for a := 0; a < 4; a++ {
 			p := greenPairOf[a][b]
-			dg[b] = dg[b].Add(dF[a].Mul(c.Sig[p])).Add(c.F[a].Mul(dSig[p]))
+			addMulNN(&dg[b], &dF[a], &c.Sig[p])
+			addMulNN(&dg[b], &c.F[a], &dSig[p])
 		}
 	}
 	return dg

@@ -19,6 +19,7 @@ func nearestWeights(points []float64, centres []geom.Vec3, sigma float64, k int)
 	frames := make([][]int, n)
 	weights := make([][]float64, n)
 	grads := make([][]geom.Vec3, n)
+	var hess []geom.Mat3
 	for p := 0; p < n; p++ {
 		X := geom.At(points, p)
 		order := make([]int, len(centres))
@@ -37,8 +38,10 @@ func nearestWeights(points []float64, centres []geom.Vec3, sigma float64, k int)
 		frames[p] = order[:k]
 		weights[p] = ws
 		grads[p] = gs
+		hess = append(hess, w.Hessians...)
 	}
 	w, _ := mapping.NewSkinningWeights(frames, weights, grads)
+	w.Hessians = hess
 	return w
 }
 
@@ -46,6 +49,12 @@ func nearestWeights(points []float64, centres []geom.Vec3, sigma float64, k int)
 // nearest of 8 frames (at the corners of [−0.5, 0.5]³), deformed by random
 // rotations of up to ±60° and translations.
 func benchSkinning(b *testing.B, m skinningMapping, affine bool, ct graph.Template) (parentX, parentV, childF []float64) {
+	return benchSkinningFrames(b, m, affine, false, ct)
+}
+
+// benchSkinningFrames is benchSkinning for rigid, affine or quadratic
+// frames (quadratic: random linear parts and quadratic coefficients).
+func benchSkinningFrames(b *testing.B, m skinningMapping, affine, quadratic bool, ct graph.Template) (parentX, parentV, childF []float64) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	const nf, np = 8, 1000
 	centres := make([]geom.Vec3, 0, nf)
@@ -62,7 +71,19 @@ func benchSkinning(b *testing.B, m skinningMapping, affine bool, ct graph.Templa
 	}
 	var pt graph.Template
 	var rest, pos []float64
-	if affine {
+	if quadratic {
+		pt = graph.Quadratic3
+		for i := range centres {
+			rest = append(rest, restQuadratic(centres[i], geom.Identity3())...)
+			c := restQuadratic(curT[i], randomAffine(rng))
+			for j := 12; j < 30; j++ {
+				if (j-3)%9 >= 3 {
+					c[j] = 0.2 * rng.NormFloat64()
+				}
+			}
+			pos = append(pos, c...)
+		}
+	} else if affine {
 		pt = graph.Affine3
 		restA, curA := make([]geom.Mat3, nf), make([]geom.Mat3, nf)
 		for i := range restA {
@@ -150,6 +171,55 @@ func BenchmarkSkinning(b *testing.B) {
 						m.ApplyDJT(parentF, v, fNeg, 1)
 					}
 					i++
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkSkinningF332 measures the F332 mapping (F and ∇F per sample) of
+// 1,000 samples × 4 frames for rigid, affine and quadratic frames, and the
+// quadratic frames onto Vec3 and F331: Apply, ApplyJ, ApplyJT (and
+// ApplyDJT for rigid frames), the per-sample cost is ns/op ÷ 1,000.
+func BenchmarkSkinningF332(b *testing.B) {
+	cases := []struct {
+		name              string
+		affine, quadratic bool
+		ct                graph.Template
+	}{
+		{"Rigid3-F332", false, false, graph.F332},
+		{"Affine3-F332", true, false, graph.F332},
+		{"Quadratic3-F332", false, true, graph.F332},
+		{"Quadratic3-F331", false, true, graph.F331},
+		{"Quadratic3-Vec3", false, true, graph.Vec3},
+	}
+	for _, c := range cases {
+		m := mapping.NewLinearBlendSkinningMapping()
+		x, v, f := benchSkinningFrames(b, m, c.affine, c.quadratic, c.ct)
+		child := make([]float64, len(f)/c.ct.DerivSize()*c.ct.CoordSize())
+		childV := make([]float64, len(f))
+		parentF := make([]float64, len(v))
+		prefix := "LBS-" + c.name + "/1000x4/"
+		b.Run(prefix+"Apply", func(b *testing.B) {
+			for b.Loop() {
+				m.Apply(child, x)
+			}
+		})
+		m.Apply(child, x)
+		b.Run(prefix+"ApplyJ", func(b *testing.B) {
+			for b.Loop() {
+				m.ApplyJ(childV, v)
+			}
+		})
+		b.Run(prefix+"ApplyJT", func(b *testing.B) {
+			for b.Loop() {
+				m.ApplyJT(parentF, f)
+			}
+		})
+		if !c.affine && !c.quadratic {
+			b.Run(prefix+"ApplyDJT", func(b *testing.B) {
+				for b.Loop() {
+					m.ApplyDJT(parentF, v, f, 1)
 				}
 			})
 		}

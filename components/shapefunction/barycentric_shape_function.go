@@ -21,10 +21,21 @@ import (
 // edge (a, b) of least distance to it (ties: the first listed), the
 // parameter s = (p − x_a)·(x_b − x_a)/|x_b − x_a|² clamped to [0, 1], and
 // the weights w_a = 1 − s, w_b = s; their gradients are ∓(x_b − x_a)/|x_b
-// − x_a|² inside the edge's slab (0 < s < 1) and zero beyond its ends,
+// − x_a|² inside the edge's closed slab (0 ≤ s ≤ 1) and zero beyond it,
 // and their second derivatives are zero: exact, so one pair of affine
 // frames with one integration sample of order 2 represents the exact
 // pure-bending field of a bar (scenes/frames_elaston_bend.toml).
+//
+// With materialAware, the parameter is measured in compliance distance
+// along the edge instead (Faure et al. 2011 Sec. 4.1, eq. 5: the ideal
+// shape function of a heterogeneous bar, w_a(x) = ∫_x^{x_b} c / ∫_{x_a}^{x_b}
+// c with the compliance c = 1/E): s = C(s_E)/C(1), C the cumulative
+// compliance along the segment from x_a, sampled from the MaterialGrid's
+// Young's moduli every quarter of the smallest voxel side and interpolated
+// linearly, so a bar pulled along its frames' edges is reproduced exactly
+// in 1-D whatever its stiffness profile. The gradient is that of the
+// interpolant (∇s = C′/C(1) ∇s_E) and the Hessian is zero between table
+// points.
 //
 // The weights are a partition of unity; nbRef (default 2) must be at
 // least 2 for both frames of an edge to count. Frames cannot be inserted
@@ -32,7 +43,9 @@ import (
 type BarycentricShapeFunction struct {
 	graph.ObjectBase
 	ShapeFunctionBase
-	Edges [][2]int `toml:"edges" doc:"pairs of frames (indices into the frames' state) whose segments carry linear weights; default: consecutive frames 0–1, 1–2, … in state order" range:"[0,inf)"`
+	Edges         [][2]int   `toml:"edges" doc:"pairs of frames (indices into the frames' state) whose segments carry linear weights; default: consecutive frames 0–1, 1–2, … in state order" range:"[0,inf)"`
+	MaterialAware bool       `toml:"materialAware" doc:"measure the position along an edge in compliance distance (∫ 1/E, from the MaterialGrid): Faure's ideal 1-D shape functions for a heterogeneous bar"`
+	Grid          graph.Link `toml:"grid" doc:"voxel grid with the Young's moduli (materialAware; default: the first MaterialGrid in this node or an ancestor)"`
 }
 
 func init() {
@@ -57,10 +70,19 @@ func (s *BarycentricShapeFunction) Validate() error {
 	return nil
 }
 
-// Init validates; the weights are computed when first asked for.
+// Init validates (and finds the grid when materialAware); the weights are
+// computed when first asked for.
 func (s *BarycentricShapeFunction) Init() error {
 	s.setup(&s.ObjectBase, s)
-	return s.Wrap(s.Validate())
+	if err := s.Validate(); err != nil {
+		return s.Wrap(err)
+	}
+	if s.MaterialAware {
+		if _, err := findMaterialGrid(s.Grid, s.Node); err != nil {
+			return s.Wrap(err)
+		}
+	}
+	return nil
 }
 
 // WeightsAt implements mapping.WeightProvider.
@@ -84,6 +106,16 @@ func (s *BarycentricShapeFunction) buildKernels(o []geom.Vec3) (kernelEvaluator,
 		}
 	}
 	k := &barycentricKernel{n: len(o)}
+	var g *Voxels
+	if s.MaterialAware {
+		grid, err := findMaterialGrid(s.Grid, s.Node)
+		if err != nil {
+			return nil, err
+		}
+		if g, err = grid.Voxels(); err != nil {
+			return nil, err
+		}
+	}
 	for i, e := range edges {
 		for _, f := range e {
 			if f < 0 || f >= len(o) {
@@ -95,7 +127,13 @@ func (s *BarycentricShapeFunction) buildKernels(o []geom.Vec3) (kernelEvaluator,
 		if !(l2 > 0) {
 			return nil, fmt.Errorf("edges[%d] = %v joins two frames at the same rest position", i, e)
 		}
-		k.edges = append(k.edges, barycentricEdge{a: e[0], b: e[1], xa: o[e[0]], d: d, grad: d.Scale(1 / l2)})
+		be := barycentricEdge{a: e[0], b: e[1], xa: o[e[0]], d: d, grad: d.Scale(1 / l2)}
+		if g != nil {
+			if err := be.complianceTable(g); err != nil {
+				return nil, fmt.Errorf("edges[%d] = %v: %w", i, e, err)
+			}
+		}
+		k.edges = append(k.edges, be)
 	}
 	return k, nil
 }
@@ -104,6 +142,43 @@ type barycentricEdge struct {
 	a, b  int
 	xa, d geom.Vec3 // origin of a, x_b − x_a
 	grad  geom.Vec3 // (x_b − x_a)/|x_b − x_a|²
+	// materialAware: the normalised cumulative compliance at the
+	// Euclidean parameters k/(len(cum)−1), from 0 to 1.
+	cum []float64
+}
+
+// complianceTable samples 1/E along the edge (the voxel containing each
+// point, or the nearest voxel) every quarter of the smallest voxel side and
+// accumulates it by the midpoint rule into the normalised table cum.
+func (e *barycentricEdge) complianceTable(g *Voxels) error {
+	step := 0.25 * math.Min(g.Spacing[0], math.Min(g.Spacing[1], g.Spacing[2]))
+	n := max(1, int(math.Ceil(e.d.Norm()/step)))
+	e.cum = make([]float64, n+1)
+	for i := 0; i < n; i++ {
+		v := g.NearestVoxel(e.xa.Add(e.d.Scale((float64(i) + 0.5) / float64(n))))
+		if v < 0 || !(g.Young[v] > 0) {
+			return fmt.Errorf("no material along the edge")
+		}
+		e.cum[i+1] = e.cum[i] + 1/g.Young[v]
+	}
+	total := e.cum[n]
+	for i := range e.cum {
+		e.cum[i] /= total
+	}
+	return nil
+}
+
+// param returns the (material-aware) parameter at the Euclidean parameter
+// t ∈ [0, 1] and its derivative in t.
+func (e *barycentricEdge) param(t float64) (s, ds float64) {
+	if e.cum == nil {
+		return t, 1
+	}
+	n := len(e.cum) - 1
+	u := t * float64(n)
+	i := min(n-1, max(0, int(math.Floor(u))))
+	slope := (e.cum[i+1] - e.cum[i]) * float64(n)
+	return e.cum[i] + (u-float64(i))*slope/float64(n), slope
 }
 
 // barycentricKernel evaluates the edge weights; with a single frame (no
@@ -133,12 +208,17 @@ func (k *barycentricKernel) eval(p geom.Vec3, w []float64, g []geom.Vec3, h []ge
 	}
 	e := k.edges[best]
 	switch {
-	case bestS <= 0:
+	case bestS < 0:
 		w[e.a] = 1
-	case bestS >= 1:
+	case bestS > 1:
 		w[e.b] = 1
 	default:
-		w[e.a], w[e.b] = 1-bestS, bestS
-		g[e.a], g[e.b] = e.grad.Scale(-1), e.grad
+		// The closed slab 0 ≤ s ≤ 1 keeps the edge's gradient: a point
+		// exactly on a frame between two edges (a voxel centred on a
+		// frame) takes the gradient of one of them, not zero, so its
+		// deformation gradient is that of the segment it closes.
+		sv, ds := e.param(bestS)
+		w[e.a], w[e.b] = 1-sv, sv
+		g[e.a], g[e.b] = e.grad.Scale(-ds), e.grad.Scale(ds)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/sofago/sofago/components/mapping"
 	"github.com/sofago/sofago/geom"
 	"github.com/sofago/sofago/graph"
+	"github.com/sofago/sofago/material"
 )
 
 // checkHessianSums checks Σ_f ∇∇w_f = 0 at every point, relative to the
@@ -284,6 +285,55 @@ func TestInsertFrameKeepsTheHessians(t *testing.T) {
 		}
 		if !changed {
 			t.Errorf("%T: the inserted frame has no Hessian anywhere", sf)
+		}
+	}
+}
+
+// TestBarycentricMaterialAware: with materialAware, two frames at the ends
+// of a bar of 40 voxel columns with moduli E_i give each voxel centre the
+// weight w_b = C(x)/C(L), C the compliance ∫ 1/E from the first frame
+// (Faure eq. 5; piecewise constant here, so the sums are exact), and the
+// gradient (1/E_i)/C(L) along the bar.
+func TestBarycentricMaterialAware(t *testing.T) {
+	const n, L = 40, 1.0
+	h := L / n
+	var regions []material.StiffnessRegion
+	E := make([]float64, n)
+	for i := range E {
+		E[i] = 1e5 * (1 + 9*(float64(i)+0.5)*h) * (1 + 0.5*math.Sin(float64(i)))
+		regions = append(regions, material.StiffnessRegion{Shape: material.Shape{Box: []float64{float64(i) * h, -1, -1, float64(i+1) * h, 1, 1}}, YoungModulus: E[i]})
+	}
+	grid := &MaterialGrid{ObjectBase: graph.ObjectBase{Name: "grid"}, Box: []float64{0, 0, 0, L, 0.1, 0.1}, Resolution: [3]int{n, 2, 2}, Scale: 1, MassDensity: 1, YoungModulus: 1, StiffnessRegions: regions}
+	g, err := grid.Voxels()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &BarycentricShapeFunction{ObjectBase: graph.ObjectBase{Name: "w"}, ShapeFunctionBase: ShapeFunctionBase{NbRef: 2}, MaterialAware: true}
+	s.Grid = graph.Link{Path: "@grid", Object: grid}
+	s.SetFrames(rigidFrames(geom.Vec3{0, 0.05, 0.05}, geom.Vec3{L, 0.05, 0.05}))
+	sw, err := s.WeightHessiansAt(g.Centres())
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0.0
+	for _, e := range E {
+		total += h / e
+	}
+	for v := 0; v < g.NumVoxels(); v++ {
+		i, _, _ := g.CellCoords(int(g.Cells[v]))
+		C := h / 2 / E[i]
+		for k := 0; k < i; k++ {
+			C += h / E[k]
+		}
+		fr, w, gr := sw.Influences(v)
+		for e, f := range fr {
+			want, wantG := C/total, 1/E[i]/total
+			if f == 0 {
+				want, wantG = 1-want, -wantG
+			}
+			if math.Abs(w[e]-want) > 1e-12 || gr[e].Sub(geom.Vec3{wantG, 0, 0}).Norm() > 1e-9*math.Abs(wantG) {
+				t.Fatalf("voxel %d frame %d: w %.15g ∇w %v, want %.15g (%g, 0, 0)", v, f, w[e], gr[e], want, wantG)
+			}
 		}
 	}
 }
