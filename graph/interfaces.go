@@ -408,3 +408,26 @@ type StateDriver interface {
 	Behavior
 	DrivenStates() []State
 }
+
+// SparseJacobianMapping is implemented by mappings that can write their
+// Jacobian J = ∂childX/∂parentX (at the parent coordinates of the last
+// Apply, in the derivative layouts: row i·DerivSize(child) + c, column
+// j·DerivSize(parent) + d) as sparse entries, so that solvers assembling
+// the system of a subtree form Jᵀ K J without probing J column by column
+// with ApplyJ. The entries written depend on the mapping's structure only
+// (entries that happen to be zero at this configuration are still
+// written), so the pattern stays the same while the structure does.
+type SparseJacobianMapping interface {
+	Mapping
+	JacobianEntries(m MatrixAccumulator)
+}
+
+// BlockDiagonalStiffness is implemented by force fields whose K = ∂f/∂x
+// and B = ∂f/∂v couple only the components of each DOF with one another
+// (one DerivSize × DerivSize block per DOF: penalty contacts against
+// static obstacles, per-sample material laws): a solver that has no
+// matrix from them finds their blocks with DerivSize AddDForce products
+// (every DOF's component c at once) instead of one per column.
+type BlockDiagonalStiffness interface {
+	BlockDiagonalStiffness() bool
+}

@@ -182,6 +182,7 @@ func projectorDiagonal(ops *graph.Ops, states []graph.State, offsets []int, diag
 	}
 	scatterStates(states, offsets, v, w)
 	ops.Project(v)
+	copy(pw, w) // padding entries (no state) stay as w, as diag is 1 there
 	gatherStates(states, offsets, v, pw)
 	for i := range pw {
 		if pw[i] != diag[i]*w[i] {

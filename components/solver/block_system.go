@@ -59,6 +59,12 @@ type blockSystem struct {
 	w, pw     []float64
 
 	runner parallel.Runner
+
+	// throughMappings: assemble the whole subtree (mappedSystem: mapped
+	// masses and force fields, geometric stiffness, interactions,
+	// damping matrices, probed stiffnesses) instead of refusing it.
+	throughMappings bool
+	mapped          mappedSystem
 }
 
 // sysSource is one component writing into A.
@@ -195,14 +201,21 @@ func shiftPairs(p []int32, d int) []int32 {
 // no damping matrix (checked).
 func (s *blockSystem) assemble(ops *graph.Ops, m, b, k float64) (*sparse.BSR3, error) {
 	s.layout(ops)
-	if err := s.check(ops, b != 0); err != nil {
-		return nil, err
+	if !s.throughMappings {
+		if err := s.check(ops, b != 0); err != nil {
+			return nil, err
+		}
 	}
 	if err := s.findFixed(ops); err != nil {
 		return nil, err
 	}
 	if s.sources == nil {
 		s.collect()
+	}
+	if s.throughMappings {
+		if err := s.mapped.compute(ops, s.states, s.offsets, s.n, m, b, k); err != nil {
+			return nil, err
+		}
 	}
 	if s.asm == nil || !s.values(m, k) {
 		if err := s.build(m, k); err != nil {
@@ -267,6 +280,13 @@ func (s *blockSystem) callScalar(acc interface {
 			src.obj.(graph.StiffnessAssembler).AddKToMatrix(acc, k)
 		}
 	}
+	if s.throughMappings {
+		acc.setOffset(0)
+		mp := &s.mapped
+		for q, v := range mp.vals {
+			acc.Add(int(mp.rows[q]), int(mp.cols[q]), v)
+		}
+	}
 }
 
 // build computes the pattern from the sources (recording the scalar
@@ -284,9 +304,12 @@ func (s *blockSystem) build(m, k float64) error {
 			lists = append(lists, s.sources[i].pairs)
 		}
 	}
-	extra := make([]int32, 0, 2*len(s.rec.rows))
+	extra := make([]int32, 0, 4*len(s.rec.rows))
 	for q := range s.rec.rows {
-		extra = append(extra, s.rec.rows[q]/3, s.rec.cols[q]/3)
+		// Both (i, j) and (j, i): the pattern stays symmetric when a
+		// probed entry happens to be zero on one side only.
+		i, j := s.rec.rows[q]/3, s.rec.cols[q]/3
+		extra = append(extra, i, j, j, i)
 	}
 	asm, err := sparse.NewBSR3Assembly(s.n/3, lists, extra)
 	if err != nil {
@@ -312,7 +335,7 @@ func (s *blockSystem) build(m, k float64) error {
 func (s *blockSystem) values(m, k float64) bool {
 	s.writeBlocks(m, k)
 	s.asm.Gather(&s.runner)
-	if len(s.rec.rows) == 0 && !s.hasScalar() {
+	if len(s.rec.rows) == 0 && !s.hasScalar() && len(s.mapped.vals) == 0 {
 		return true
 	}
 	s.replay = replayAccumulator{rec: &s.rec, val: s.asm.A.Val}

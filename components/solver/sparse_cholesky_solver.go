@@ -127,7 +127,7 @@ func init() {
 	graph.Register(graph.TypeInfo{
 		Name: "SparseCholeskySolver",
 		Kind: graph.KindLinearSolver,
-		Summary: "Sparse direct solver: assembles m·M + k·K from the force fields' and masses' matrices (StiffnessAssembler, MassAssembler), applies the fixed DOFs as identity rows, " +
+		Summary: "Sparse direct solver: assembles m·M + b·B + k·K of the whole subtree (the components' matrices; masses and force fields on mapped states as JᵀLJ, mappings' geometric stiffness, interactions, contacts and damping, probed where a component has no matrix), applies the fixed DOFs as identity rows, " +
 			"and factorises by supernodal sparse Cholesky (symbolic analysis kept while the pattern is unchanged, numeric factorisation every solve); exact in one iteration.",
 		New: func() graph.Object { return NewSparseCholeskySolver() },
 	})
@@ -136,8 +136,10 @@ func init() {
 // NewSparseCholeskySolver returns a sparse Cholesky solver with the
 // defaults, for code that builds scenes directly.
 func NewSparseCholeskySolver() *SparseCholeskySolver {
-	return &SparseCholeskySolver{ObjectBase: graph.ObjectBase{Name: "cholesky", TypeName: "SparseCholeskySolver"},
+	s := &SparseCholeskySolver{ObjectBase: graph.ObjectBase{Name: "cholesky", TypeName: "SparseCholeskySolver"},
 		Ordering: "minimumDegree"}
+	s.sys.throughMappings = true
+	return s
 }
 
 // LastStats returns the statistics of the most recent Solve.
@@ -154,6 +156,7 @@ func (s *SparseCholeskySolver) Symbolic() *sparse.Symbolic { return s.sym }
 // Solve implements graph.LinearSolver.
 func (s *SparseCholeskySolver) Solve(ops *graph.Ops, x, rhs graph.VecID, m, b, k float64) (graph.LinearStats, error) {
 	s.last = graph.LinearStats{}
+	s.sys.throughMappings = true
 	A, err := s.sys.assemble(ops, m, b, k)
 	switch {
 	case errors.Is(err, errGeneralProjector):
