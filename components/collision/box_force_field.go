@@ -122,3 +122,7 @@ func (s boxShape) penetration(p geom.Vec3) (float64, geom.Vec3, geom.Mat3, bool)
 	}
 	return best, n, geom.Mat3{}, false
 }
+
+// BlockDiagonalStiffness implements graph.BlockDiagonalStiffness: the
+// penalty, dashpot and friction of each point depend on that point alone.
+func (p *BoxForceField) BlockDiagonalStiffness() bool { return true }

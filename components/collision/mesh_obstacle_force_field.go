@@ -182,3 +182,7 @@ func (s *meshShape) penetration(p geom.Vec3) (float64, geom.Vec3, geom.Mat3, boo
 	}
 	return d, n, h.Scale(-1 / d), true
 }
+
+// BlockDiagonalStiffness implements graph.BlockDiagonalStiffness: the
+// penalty, dashpot and friction of each point depend on that point alone.
+func (p *MeshObstacleForceField) BlockDiagonalStiffness() bool { return true }

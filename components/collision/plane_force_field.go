@@ -100,3 +100,7 @@ type planeShape struct {
 func (s planeShape) penetration(p geom.Vec3) (float64, geom.Vec3, geom.Mat3, bool) {
 	return s.d - s.n.Dot(p), s.n, geom.Mat3{}, false
 }
+
+// BlockDiagonalStiffness implements graph.BlockDiagonalStiffness: the
+// penalty, dashpot and friction of each point depend on that point alone.
+func (p *PlaneForceField) BlockDiagonalStiffness() bool { return true }

@@ -102,3 +102,7 @@ func (s sphereShape) penetration(p geom.Vec3) (float64, geom.Vec3, geom.Mat3, bo
 	h := geom.Identity3().Sub(n.Outer(n)).Scale(1 / r)
 	return s.r - r, n, h, true
 }
+
+// BlockDiagonalStiffness implements graph.BlockDiagonalStiffness: the
+// penalty, dashpot and friction of each point depend on that point alone.
+func (p *SphereForceField) BlockDiagonalStiffness() bool { return true }

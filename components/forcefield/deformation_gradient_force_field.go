@@ -591,3 +591,7 @@ func (c *DeformationGradientForceField) PotentialEnergy(x []float64) float64 {
 	}
 	return W
 }
+
+// BlockDiagonalStiffness implements graph.BlockDiagonalStiffness: the
+// stress of a sample depends on its own F (and ∇F) only.
+func (c *DeformationGradientForceField) BlockDiagonalStiffness() bool { return true }

@@ -156,3 +156,7 @@ func (r *RestShapeSpringsForceField) PotentialEnergy(x []float64) float64 {
 	}
 	return e
 }
+
+// BlockDiagonalStiffness implements graph.BlockDiagonalStiffness: each
+// spring holds one DOF.
+func (r *RestShapeSpringsForceField) BlockDiagonalStiffness() bool { return true }

@@ -1,0 +1,30 @@
+package solver
+
+import "github.com/sofago/sofago/graph"
+
+// AssembledDense assembles m·M + b·B + k·K of the subtree of ops as
+// SparseCholeskySolver does (through mappings) and returns it dense over
+// the system's unknowns, with the state offsets and the fixed unknowns
+// (identity rows in the matrix). For tests.
+func AssembledDense(ops *graph.Ops, m, b, k float64) (a [][]float64, offsets []int, fixed []bool, err error) {
+	s := &blockSystem{throughMappings: true}
+	A, err := s.assemble(ops, m, b, k)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	a = make([][]float64, s.n)
+	for i := range a {
+		a[i] = make([]float64, s.n)
+	}
+	for i := 0; i < A.N; i++ {
+		for p := A.RowPtr[i]; p < A.RowPtr[i+1]; p++ {
+			j := int(A.Col[p])
+			for r := 0; r < 3; r++ {
+				for c := 0; c < 3; c++ {
+					a[3*i+r][3*j+c] = A.Val[9*int(p)+3*r+c]
+				}
+			}
+		}
+	}
+	return a, s.offsets, s.fixed, nil
+}
