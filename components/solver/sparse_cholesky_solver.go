@@ -28,14 +28,12 @@ import (
 // a unit diagonal); the numeric factorisation is redone at every Solve,
 // since K changes with the configuration.
 //
-// Scope, checked at the first Solve (the same check as DenseDirectSolver's
-// assembly): every force field with a stiffness and every mass must sit on
-// an independent state and implement the assembler interfaces; force
-// fields and masses of mapped nodes (mechanical mappings) and interaction
-// force fields must contribute nothing to A; with b ≠ 0 the force fields
-// must have no damping matrix B (the assembler interfaces do not write
-// one). Otherwise Solve fails naming the component; CGLinearSolver and
-// PCGLinearSolver (matrix free) handle those scenes.
+// Scope: the whole subtree, as Ops.ComputeDf applies it — the
+// independent states' component matrices plus what mappedSystem adds
+// (masses and force fields on mapped states as JᵀLJ, the mappings'
+// geometric stiffness, interaction force fields, contacts, damping
+// matrices, and the stiffness of components without a matrix, probed
+// with a note).
 //
 // Constraints: the projective constraints must zero components (as
 // FixedConstraint does); the rows and columns of the fixed DOFs are
