@@ -51,6 +51,10 @@ func (s *tetSolid) linearise() {
 // sums of the others.
 func (s *tetSolid) elementMatrix(e int, kFactor float64, A, out []float64) {
 	st := s.stride
+	if s.largeExact != nil {
+		s.largeElementMatrix(e, kFactor, out)
+		return
+	}
 	s.tangent(s.cache[st*e:st*e+st], A)
 	A = A[:81:81]
 	B := (*[9]float64)(s.mesh.dmInv[9*e : 9*e+9])
@@ -87,6 +91,55 @@ func (s *tetSolid) elementMatrix(e int, kFactor float64, A, out []float64) {
 			o[9*2+ik] = -s0[1]
 			o[9*3+ik] = -s0[2]
 			o[ik] = s0[0] + s0[1] + s0[2]
+		}
+	}
+}
+
+// largeElementMatrix is elementMatrix for the exact tangent of method
+// "large" (largeLaw), column by column as AddDForce computes the product
+// with a unit displacement: for corner b = 1..3 and direction k, dF =
+// e_k ⊗ ∇N_b, X = RᵀdF (row p is R[k][p]·∇N_b), T = largeRotatedDStress(X),
+// dP = R T and the corner forces −wₑ·kFactor·dP·∇N_a (nodalForces), the
+// column (b, k) of blocks (a, b) for a = 0..3; corner 0's column is minus
+// the sum of the others (translations exert no force). ~1,500 flops per
+// element against ~3,600 through the 9×9 tangent (nine evaluations of
+// T, its rotation R·Â·Rᵀ, then Dm⁻¹·A·Dm⁻ᵀ): 2.5× faster, and the columns
+// are those of AddDForce's products bit for bit.
+func (s *tetSolid) largeElementMatrix(e int, kFactor float64, out []float64) {
+	cc := s.cache[strideLarge*e : strideLarge*e+strideLarge : strideLarge*e+strideLarge]
+	R := (*geom.Mat3)(cc[:9])
+	B := (*[9]float64)(s.mesh.dmInv[9*e : 9*e+9])
+	mu, lam := s.largeExact.mu, s.largeExact.lambda
+	sc := -s.weight[e] * kFactor
+	o := out[:144:144]
+	for b := 1; b < 4; b++ {
+		g0, g1, g2 := B[3*(b-1)], B[3*(b-1)+1], B[3*(b-1)+2]
+		for k := 0; k < 3; k++ {
+			var X, T, dP geom.Mat3
+			for p := 0; p < 3; p++ {
+				r := R[3*k+p]
+				X[3*p], X[3*p+1], X[3*p+2] = r*g0, r*g1, r*g2
+			}
+			largeRotatedDStress(&T, cc, &X, mu, lam)
+			mulTo(&dP, R, &T)
+			// Column k of blocks (a, b): row i is (sc·dP·∇N_a)[i], as
+			// nodalForces writes it.
+			for i := 0; i < 3; i++ {
+				p0, p1, p2 := sc*dP[3*i], sc*dP[3*i+1], sc*dP[3*i+2]
+				f1 := p0*B[0] + p1*B[1] + p2*B[2]
+				f2 := p0*B[3] + p1*B[4] + p2*B[5]
+				f3 := p0*B[6] + p1*B[7] + p2*B[8]
+				o[9*(4+b)+3*i+k] = f1
+				o[9*(8+b)+3*i+k] = f2
+				o[9*(12+b)+3*i+k] = f3
+				o[9*b+3*i+k] = -(f1 + f2 + f3)
+			}
+		}
+	}
+	for a := 0; a < 4; a++ {
+		blk := o[36*a : 36*a+36 : 36*a+36]
+		for q := 0; q < 9; q++ {
+			blk[q] = -(blk[9+q] + blk[18+q] + blk[27+q])
 		}
 	}
 }

@@ -306,6 +306,9 @@ type tetSolid struct {
 	// unless a force field substitutes its own with diff), for the
 	// element matrices.
 	tangent func(cache, A []float64)
+	// largeExact is the law when it is method "large"'s with its exact
+	// tangent: the element matrices then take largeElementMatrix.
+	largeExact *largeLaw
 	// scratch holds 18 numbers (F or dF, then P or dP) per chunk of the
 	// element loops, at index lo/elementGrain of the chunk [lo, hi): the
 	// runner cuts its range into contiguous chunks of at least
@@ -410,6 +413,7 @@ func (s *tetSolid) setup(mesh *tetElements, law material.Law, weight []float64, 
 	if diff == nil {
 		s.diff = law.StressDifferentialCached
 		s.tangent = func(cache, A []float64) { material.Tangent(law, cache, A) }
+		s.largeExact, _ = law.(*largeLaw)
 	}
 	s.stride = law.CacheSize()
 	ne := mesh.numElements()
