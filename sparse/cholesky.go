@@ -516,6 +516,7 @@ type Cholesky struct {
 	// Scratch of the numeric factorisation, kept for FactorInto.
 	relpos             []int
 	front, stack       []float64
+	work               []float64 // partialCholesky's scratch
 	stackOff, stackSup []int
 }
 
@@ -603,6 +604,11 @@ func (s *Symbolic) factorInto(c *Cholesky, a *CSR) error {
 	c.relpos = growInts(c.relpos, s.n)
 	c.front = growFloats(c.front, s.maxNr*s.maxNr)
 	relpos, front := c.relpos, c.front
+	var work []float64
+	if useAVX2 {
+		c.work = growFloats(c.work, s.maxNr*s.maxNr/4+s.maxNr)
+		work = c.work
+	}
 	// Stack of update matrices (compact lower nu×nu row-major, full squares
 	// for simplicity of indexing) with their supernode ids.
 	stack, stackOff, stackSup := c.stack[:0], c.stackOff[:0], c.stackSup[:0]
@@ -646,7 +652,7 @@ func (s *Symbolic) factorInto(c *Cholesky, a *CSR) error {
 			stackSup = stackSup[:top]
 		}
 		// Dense partial factorisation.
-		if err := partialCholesky(F, nr, ns); err != nil {
+		if err := partialCholesky(F, nr, ns, work); err != nil {
 			col := err.(*pivotError)
 			c.sym = nil
 			return &NotPositiveDefiniteError{Column: s.perm[f+col.k], Pivot: col.d}
@@ -679,7 +685,10 @@ func (e *pivotError) Error() string { return fmt.Sprintf("pivot %d = %g", e.k, e
 // partialCholesky factors the leading ns columns of the nr×nr front F
 // (row-major, lower triangle significant): F₁₁ = L₁₁L₁₁ᵀ, L₂₁ = F₂₁L₁₁⁻ᵀ,
 // and F₂₂ ← F₂₂ − L₂₁L₂₁ᵀ (lower triangle).
-func partialCholesky(F []float64, nr, ns int) error {
+//
+// work (at least ns·(nr − ns) numbers, or nil for the portable kernels)
+// is the scratch of the AVX2 kernels.
+func partialCholesky(F []float64, nr, ns int, work []float64) error {
 	a11 := blas64.Symmetric{Uplo: blas.Lower, N: ns, Stride: nr, Data: F}
 	if _, ok := lapack64.Potrf(a11); !ok {
 		// Locate the failing pivot (rare path): an unblocked
@@ -696,6 +705,25 @@ func partialCholesky(F []float64, nr, ns int) error {
 	}
 	nu := nr - ns
 	if nu == 0 {
+		return nil
+	}
+	if useAVX2 && work != nil {
+		// Through the transposed panel W = F₂₁ᵀ (dense_kernels.go).
+		W := work[:ns*nu]
+		for i := 0; i < nu; i++ {
+			row := F[(ns+i)*nr : (ns+i)*nr+ns]
+			for t, v := range row {
+				W[t*nu+i] = v
+			}
+		}
+		trsmLeftLowerT(W, nu, F, nr, ns, nu)
+		syrkSubLowerT(F[ns*nr+ns:], nr, W, nu, nu, ns)
+		for i := 0; i < nu; i++ {
+			row := F[(ns+i)*nr : (ns+i)*nr+ns]
+			for t := range row {
+				row[t] = W[t*nu+i]
+			}
+		}
 		return nil
 	}
 	trsmRightLowerTrans(F[ns*nr:], nr, F, nr, nu, ns)

@@ -103,3 +103,109 @@ func trsmRightLowerTrans(X []float64, ldx int, L []float64, ldl, m, ns int) {
 		}
 	}
 }
+
+// The kernels below work on the transposed panel W = L₂₁ᵀ (ns × nu,
+// row-major, stride ldw): its row t holds column t of L₂₁ for every row
+// of the trailing block, so that both the triangular solve and the Schur
+// complement are sums of outer products of contiguous rows, the form of
+// the AVX2 micro-kernel gemmSub4x8 (4 rows × 8 columns of C per call,
+// eight 4-wide FMA accumulators: ~4× the 2×2 kernels' rate on the fronts
+// of BenchmarkImplicitEulerStepBeam10kSparseCholesky). Used only when
+// useAVX2; the entries a kernel leaves are the same sums in another
+// order, with fused multiply-adds.
+
+// gemmSub sets C −= A·B for C m×n (row-major, stride ldc), A m×k with
+// A(r, t) at a[r·ars + t·ats], B k×n row-major (stride ldb): 4×8 blocks
+// by the micro-kernel, the edges by scalar loops.
+func gemmSub(m, n, k int, a []float64, ars, ats int, b []float64, ldb int, c []float64, ldc int) {
+	if k == 0 {
+		return
+	}
+	i := 0
+	for ; i+4 <= m; i += 4 {
+		j := 0
+		for ; j+8 <= n; j += 8 {
+			gemmSub4x8(k, a[i*ars:], ars, ats, b[j:], ldb, c[i*ldc+j:], ldc)
+		}
+		gemmSubScalar(i, i+4, j, n, k, a, ars, ats, b, ldb, c, ldc)
+	}
+	gemmSubScalar(i, m, 0, n, k, a, ars, ats, b, ldb, c, ldc)
+}
+
+// gemmSubScalar is gemmSub on rows [i0, i1) and columns [j0, j1).
+func gemmSubScalar(i0, i1, j0, j1, k int, a []float64, ars, ats int, b []float64, ldb int, c []float64, ldc int) {
+	for i := i0; i < i1; i++ {
+		crow := c[i*ldc : i*ldc+j1]
+		for t := 0; t < k; t++ {
+			v := a[i*ars+t*ats]
+			brow := b[t*ldb : t*ldb+j1]
+			for j := j0; j < j1; j++ {
+				crow[j] -= v * brow[j]
+			}
+		}
+	}
+}
+
+// syrkSubLowerT sets C ← C − WᵀW on the lower triangle of the nu×nu
+// matrix C (row-major, stride ldc), W k×nu (stride ldw). Blocks that
+// straddle the diagonal are computed whole: the kernel also writes
+// entries above the diagonal of C (within its nu columns), which the
+// factorisation never reads.
+func syrkSubLowerT(C []float64, ldc int, W []float64, ldw, nu, k int) {
+	if k == 0 {
+		return
+	}
+	i := 0
+	for ; i+4 <= nu; i += 4 {
+		j := 0
+		for ; j+8 <= nu && j <= i+3; j += 8 {
+			gemmSub4x8(k, W[i:], 1, ldw, W[j:], ldw, C[i*ldc+j:], ldc)
+		}
+		for r := i; r < i+4; r++ {
+			syrkRowScalar(C, ldc, W, ldw, r, j, r+1, k)
+		}
+	}
+	for ; i < nu; i++ {
+		syrkRowScalar(C, ldc, W, ldw, i, 0, i+1, k)
+	}
+}
+
+// syrkRowScalar sets C[r][j] −= Σ_t W[t][r]·W[t][j] for j in [j0, j1).
+func syrkRowScalar(C []float64, ldc int, W []float64, ldw, r, j0, j1, k int) {
+	if j0 >= j1 {
+		return
+	}
+	crow := C[r*ldc : r*ldc+j1]
+	for t := 0; t < k; t++ {
+		wt := W[t*ldw : t*ldw+max(j1, r+1)]
+		v := wt[r]
+		for j := j0; j < j1; j++ {
+			crow[j] -= v * wt[j]
+		}
+	}
+}
+
+// trsmLeftLowerT sets W ← L⁻¹·W for W ns×nu (row-major, stride ldw) and
+// L the ns×ns lower triangular factor (row-major, stride ldl): blocks of
+// four rows, each first updated by the rows above it (gemmSub), then
+// solved by substitution within the block.
+func trsmLeftLowerT(W []float64, ldw int, L []float64, ldl, ns, nu int) {
+	for t0 := 0; t0 < ns; t0 += 4 {
+		tb := min(4, ns-t0)
+		gemmSub(tb, nu, t0, L[t0*ldl:], ldl, 1, W, ldw, W[t0*ldw:], ldw)
+		for t := t0; t < t0+tb; t++ {
+			w := W[t*ldw : t*ldw+nu]
+			for s := t0; s < t; s++ {
+				v := L[t*ldl+s]
+				ws := W[s*ldw : s*ldw+nu]
+				for j := range w {
+					w[j] -= v * ws[j]
+				}
+			}
+			d := L[t*ldl+t]
+			for j := range w {
+				w[j] /= d
+			}
+		}
+	}
+}

@@ -1,0 +1,49 @@
+package sparse
+
+// The AVX2 + FMA micro-kernel of the factorisation's Schur complements
+// and triangular solves (gemm_amd64.s), used when the processor and the
+// operating system support it.
+
+//go:noescape
+func gemmSub4x8AVX2(k int, a *float64, ars, ats int, b *float64, ldb int, c *float64, ldc int)
+
+func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
+
+func xgetbv() (eax, edx uint32)
+
+// hasAVX2FMA reports AVX2 and FMA instructions with the YMM state saved
+// by the operating system (CPUID leaf 1: FMA, OSXSAVE, AVX; leaf 7: AVX2;
+// XCR0 bits 1–2).
+func hasAVX2FMA() bool {
+	maxID, _, _, _ := cpuid(0, 0)
+	if maxID < 7 {
+		return false
+	}
+	_, _, ecx1, _ := cpuid(1, 0)
+	const fma, osxsave, avx = 1 << 12, 1 << 27, 1 << 28
+	if ecx1&fma == 0 || ecx1&osxsave == 0 || ecx1&avx == 0 {
+		return false
+	}
+	if xcr0, _ := xgetbv(); xcr0&6 != 6 {
+		return false
+	}
+	_, ebx7, _, _ := cpuid(7, 0)
+	return ebx7&(1<<5) != 0
+}
+
+// useAVX2 selects the AVX2 kernels (a variable so that tests can compare
+// both paths).
+var useAVX2 = hasAVX2FMA()
+
+// gemmSub4x8 is the micro-kernel's entry point from Go: the 4×8 block of
+// C at c −= A·B over k (see gemmSub4x8AVX2 for the layouts). The slices
+// must cover every entry the kernel touches.
+func gemmSub4x8(k int, a []float64, ars, ats int, b []float64, ldb int, c []float64, ldc int) {
+	if k == 0 {
+		return
+	}
+	_ = a[3*ars+(k-1)*ats]
+	_ = b[(k-1)*ldb+7]
+	_ = c[3*ldc+7]
+	gemmSub4x8AVX2(k, &a[0], ars, ats, &b[0], ldb, &c[0], ldc)
+}
