@@ -108,7 +108,7 @@ func trsmRightLowerTrans(X []float64, ldx int, L []float64, ldl, m, ns int) {
 // row-major, stride ldw): its row t holds column t of L₂₁ for every row
 // of the trailing block, so that both the triangular solve and the Schur
 // complement are sums of outer products of contiguous rows, the form of
-// the AVX2 micro-kernel gemmSub4x8 (4 rows × 8 columns of C per call,
+// the AVX2 micro-kernel gemmSub4x8 (4 rows × 8 or 4 columns of C per call,
 // eight 4-wide FMA accumulators: ~4× the 2×2 kernels' rate on the fronts
 // of BenchmarkImplicitEulerStepBeam10kSparseCholesky). Used only when
 // useAVX2; the entries a kernel leaves are the same sums in another
@@ -126,6 +126,10 @@ func gemmSub(m, n, k int, a []float64, ars, ats int, b []float64, ldb int, c []f
 		j := 0
 		for ; j+8 <= n; j += 8 {
 			gemmSub4x8(k, a[i*ars:], ars, ats, b[j:], ldb, c[i*ldc+j:], ldc)
+		}
+		if j+4 <= n {
+			gemmSub4x4(k, a[i*ars:], ars, ats, b[j:], ldb, c[i*ldc+j:], ldc)
+			j += 4
 		}
 		gemmSubScalar(i, i+4, j, n, k, a, ars, ats, b, ldb, c, ldc)
 	}
@@ -160,6 +164,10 @@ func syrkSubLowerT(C []float64, ldc int, W []float64, ldw, nu, k int) {
 		j := 0
 		for ; j+8 <= nu && j <= i+3; j += 8 {
 			gemmSub4x8(k, W[i:], 1, ldw, W[j:], ldw, C[i*ldc+j:], ldc)
+		}
+		if j+4 <= nu && j <= i+3 {
+			gemmSub4x4(k, W[i:], 1, ldw, W[j:], ldw, C[i*ldc+j:], ldc)
+			j += 4
 		}
 		for r := i; r < i+4; r++ {
 			syrkRowScalar(C, ldc, W, ldw, r, j, r+1, k)

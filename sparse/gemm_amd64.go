@@ -7,6 +7,9 @@ package sparse
 //go:noescape
 func gemmSub4x8AVX2(k int, a *float64, ars, ats int, b *float64, ldb int, c *float64, ldc int)
 
+//go:noescape
+func gemmSub4x4AVX2(k int, a *float64, ars, ats int, b *float64, ldb int, c *float64, ldc int)
+
 func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
 
 func xgetbv() (eax, edx uint32)
@@ -46,4 +49,15 @@ func gemmSub4x8(k int, a []float64, ars, ats int, b []float64, ldb int, c []floa
 	_ = b[(k-1)*ldb+7]
 	_ = c[3*ldc+7]
 	gemmSub4x8AVX2(k, &a[0], ars, ats, &b[0], ldb, &c[0], ldc)
+}
+
+// gemmSub4x4 is gemmSub4x8 on a 4×4 block.
+func gemmSub4x4(k int, a []float64, ars, ats int, b []float64, ldb int, c []float64, ldc int) {
+	if k == 0 {
+		return
+	}
+	_ = a[3*ars+(k-1)*ats]
+	_ = b[(k-1)*ldb+3]
+	_ = c[3*ldc+3]
+	gemmSub4x4AVX2(k, &a[0], ars, ats, &b[0], ldb, &c[0], ldc)
 }

@@ -86,6 +86,69 @@ store:
 	VZEROUPPER
 	RET
 
+// func gemmSub4x4AVX2(k int, a *float64, ars, ats int, b *float64, ldb int, c *float64, ldc int)
+//
+// gemmSub4x8AVX2 on four columns: C[r][0:4] -= Σ_{t<k} A(r, t)·B[t][0:4].
+TEXT ·gemmSub4x4AVX2(SB), NOSPLIT, $0-64
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ ars+16(FP), R8
+	MOVQ ats+24(FP), R9
+	MOVQ b+32(FP), DI
+	MOVQ ldb+40(FP), R10
+	MOVQ c+48(FP), DX
+	MOVQ ldc+56(FP), R11
+	SHLQ $3, R8
+	SHLQ $3, R9
+	SHLQ $3, R10
+	SHLQ $3, R11
+	LEAQ (SI)(R8*1), R12
+	LEAQ (R12)(R8*1), R13
+	LEAQ (R13)(R8*1), BX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y2, Y2, Y2
+	VXORPD Y4, Y4, Y4
+	VXORPD Y6, Y6, Y6
+	TESTQ CX, CX
+	JZ store4
+
+loop4:
+	VMOVUPD (DI), Y8
+	VBROADCASTSD (SI), Y10
+	VFMADD231PD Y8, Y10, Y0
+	VBROADCASTSD (R12), Y11
+	VFMADD231PD Y8, Y11, Y2
+	VBROADCASTSD (R13), Y12
+	VFMADD231PD Y8, Y12, Y4
+	VBROADCASTSD (BX), Y13
+	VFMADD231PD Y8, Y13, Y6
+	ADDQ R9, SI
+	ADDQ R9, R12
+	ADDQ R9, R13
+	ADDQ R9, BX
+	ADDQ R10, DI
+	DECQ CX
+	JNZ loop4
+
+store4:
+	VMOVUPD (DX), Y8
+	VSUBPD Y0, Y8, Y8
+	VMOVUPD Y8, (DX)
+	ADDQ R11, DX
+	VMOVUPD (DX), Y8
+	VSUBPD Y2, Y8, Y8
+	VMOVUPD Y8, (DX)
+	ADDQ R11, DX
+	VMOVUPD (DX), Y8
+	VSUBPD Y4, Y8, Y8
+	VMOVUPD Y8, (DX)
+	ADDQ R11, DX
+	VMOVUPD (DX), Y8
+	VSUBPD Y6, Y8, Y8
+	VMOVUPD Y8, (DX)
+	VZEROUPPER
+	RET
+
 // func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
 TEXT ·cpuid(SB), NOSPLIT, $0-24
 	MOVL eaxArg+0(FP), AX

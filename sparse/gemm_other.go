@@ -9,3 +9,7 @@ var useAVX2 = false
 func gemmSub4x8(k int, a []float64, ars, ats int, b []float64, ldb int, c []float64, ldc int) {
 	panic("sparse: gemmSub4x8 without AVX2")
 }
+
+func gemmSub4x4(k int, a []float64, ars, ats int, b []float64, ldb int, c []float64, ldc int) {
+	panic("sparse: gemmSub4x4 without AVX2")
+}
