@@ -431,3 +431,21 @@ type SparseJacobianMapping interface {
 type BlockDiagonalStiffness interface {
 	BlockDiagonalStiffness() bool
 }
+
+// FrameTopology is implemented by topologies that also give a rigid frame
+// per point (a rod's centre line: RodTopology): a Rigid3 state in the same
+// node takes its rest shape from Frames, 7 numbers [t q] per point, as a
+// Vec3 state takes Points.
+type FrameTopology interface {
+	Topology
+	Frames() []float64
+}
+
+// PointFrameTopology is implemented by topologies whose points each ride
+// on one frame of a Rigid3 state above (a tube around a rod:
+// TubeTopology): RigidMapping uses PointFrames as its default
+// rigidIndexPerPoint.
+type PointFrameTopology interface {
+	Topology
+	PointFrames() []int
+}

@@ -67,7 +67,8 @@ func (m *MechanicalObject) Validate() error {
 // (so a scene can start from a deformed pose: the elastic forces then pull
 // it back to the topology's shape), otherwise the rest shape. A topology's
 // points are 3 numbers each, so states of other templates (Rigid3, Vec1,
-// ...) never take them: their rest shape defaults to position.
+// ...) never take them: their rest shape defaults to position, except
+// that a Rigid3 state takes the frames of a FrameTopology (RodTopology).
 //
 // Coordinates a scene gives are checked by their template (CoordChecker):
 // a zero or non-finite Rigid3 quaternion is an error, a non-unit one is
@@ -101,6 +102,14 @@ func (m *MechanicalObject) Init() error {
 			return err
 		}
 		rest, restFrom = r, "restPosition"
+	case len(topoPts) > 0 && cs == 7 && isFrameTopology(m.Node.LocalTopology()):
+		rest = append([]float64(nil), m.Node.LocalTopology().(FrameTopology).Frames()...)
+		for i := 0; i < len(rest)/7; i++ {
+			for c := 0; c < 3; c++ {
+				rest[7*i+c] += m.Translation[c]
+			}
+		}
+		restFrom = fmt.Sprintf("the frames of topology %q", topoName)
 	case len(topoPts) > 0 && cs == 3:
 		rest = append([]float64(nil), topoPts...)
 		for i := 0; i < len(rest)/3; i++ {
@@ -270,4 +279,9 @@ func (m *MechanicalObject) Resize(n int) {
 		}
 		m.vecs[id] = nv
 	}
+}
+
+func isFrameTopology(t Topology) bool {
+	_, ok := t.(FrameTopology)
+	return ok
 }

@@ -128,7 +128,6 @@ var sofaNames = []SOFAName{
 	{Name: "RegularGridSpringForceField", Status: SOFAEquivalent, Use: "MeshSpringForceField", Note: "springs on the edges of the grid's tetrahedra (or of a flat grid's triangles): MeshSpringForceField on a RegularGridTopology"},
 	{Name: "TriangleBendingSprings", Status: SOFAEquivalent, Use: "TriangularBendingSprings", Note: "the same springs across the interior edges of a triangle surface"},
 	{Name: "FastTriangularBendingSprings", Status: SOFANotImplemented, Use: "TriangularBendingSprings", Note: "the quadratic bending model is not implemented; TriangularBendingSprings resists bending with a spring across each interior edge"},
-	{Name: "BeamFEMForceField", Status: SOFANotImplemented, Note: "beam elements are not implemented: mesh the beam with tetrahedra (TetrahedronFEMForceField), or join Rigid3 frames with JointSpringForceField"},
 	{Name: "TriangularFEMForceField", Status: SOFANotImplemented, Note: "membrane (triangle) elements are not implemented: model the sheet as a thin layer of tetrahedra"},
 	{Name: "TriangleFEMForceField", Status: SOFANotImplemented, Note: "membrane (triangle) elements are not implemented: model the sheet as a thin layer of tetrahedra"},
 

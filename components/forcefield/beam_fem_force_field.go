@@ -70,6 +70,7 @@ type BeamFEMForceField struct {
 	Width            float64  `toml:"width" doc:"width of a rectangular section, along each frame's local y axis (with height, instead of radius)" unit:"m" range:"[0,inf)"`
 	Height           float64  `toml:"height" doc:"height of a rectangular section, along each frame's local z axis" unit:"m" range:"[0,inf)"`
 	ShearCoefficient float64  `toml:"shearCoefficient" doc:"Timoshenko shear coefficient κ (default: Cowper's for the section)" range:"[0,inf)"`
+	Symmetric        bool     `toml:"symmetricTangent" doc:"use the symmetric part of the tangent (drop the skew part of the turning-director term, the element's torques): exact at equilibria without applied torques; for iterative linear solvers in dynamics"`
 	Edges            [][2]int `toml:"edges" doc:"the elements as pairs of frame indices (default: the chain 0–1, 1–2, ..., n−2–n−1 over all frames of the state)" range:"[0,inf)"`
 
 	state  graph.State
@@ -350,8 +351,13 @@ func (c *BeamFEMForceField) element(e *beamElem, x []float64, f, kk []float64) f
 	}
 	// G on each rotation: −Σ_a [g_a]×[D_a]× = −Σ_a (D_a g_aᵀ − (g_a·D_a) I).
 	for a := 0; a < 3; a++ {
-		addBlock(kk, 1, 1, geom.Identity3().Scale(gi[a].Dot(ev.di[a])).Sub(ev.di[a].Outer(gi[a])))
-		addBlock(kk, 3, 3, geom.Identity3().Scale(gj[a].Dot(ev.dj[a])).Sub(ev.dj[a].Outer(gj[a])))
+		gmi := geom.Identity3().Scale(gi[a].Dot(ev.di[a])).Sub(ev.di[a].Outer(gi[a]))
+		gmj := geom.Identity3().Scale(gj[a].Dot(ev.dj[a])).Sub(ev.dj[a].Outer(gj[a]))
+		if c.Symmetric {
+			gmi, gmj = gmi.Sym(), gmj.Sym()
+		}
+		addBlock(kk, 1, 1, gmi)
+		addBlock(kk, 3, 3, gmj)
 	}
 	// Second derivatives, each a pair (p, q) of y-blocks with α I:
 	// contribution −α (B_pᵀB_q + B_qᵀB_p).

@@ -35,7 +35,7 @@ type RigidMapping struct {
 	MappingIO
 	Points             [][3]float64 `toml:"points" doc:"offset of each child point in the body frame of its parent frame (default: the child's rest positions, taken as world coordinates and expressed in the parent's rest frame)" unit:"m"`
 	Index              int          `toml:"index" doc:"the parent frame every point rides on (when rigidIndexPerPoint is not given)" range:"[0,inf)"`
-	RigidIndexPerPoint []int        `toml:"rigidIndexPerPoint" doc:"the parent frame of each child point (overrides index)" range:"[0,inf)"`
+	RigidIndexPerPoint []int        `toml:"rigidIndexPerPoint" doc:"the parent frame of each child point (overrides index; default with neither given: the frames a TubeTopology in the child node assigns, else frame 0)" range:"[0,inf)"`
 
 	local []geom.Vec3 // p_i, body-frame offsets
 	frame []int       // k(i)
@@ -95,6 +95,13 @@ func (m *RigidMapping) Init() error {
 		}
 	}
 	m.frame = make([]int, n)
+	if len(m.RigidIndexPerPoint) == 0 && m.Index == 0 && len(m.Points) == 0 {
+		// A tube around a rod (TubeTopology) says which frame each point
+		// rides on.
+		if pt, ok := m.to.Base().Node.LocalTopology().(graph.PointFrameTopology); ok {
+			m.RigidIndexPerPoint = pt.PointFrames()
+		}
+	}
 	if len(m.RigidIndexPerPoint) > 0 {
 		if len(m.RigidIndexPerPoint) != n {
 			return m.Errorf("rigidIndexPerPoint has %d entries but the child state has %d points", len(m.RigidIndexPerPoint), n)
