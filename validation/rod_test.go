@@ -130,7 +130,7 @@ func TestRodTorsion(t *testing.T) {
 
 // elastica returns the tip position (x, y), y downward, of an inextensible
 // cantilever of length 1 under a dead tip load with α = P L²/(EI), by
-// shooting on EI θ'' = −P cos θ, θ(0) = 0, θ'(1) = 0 (θ the tangent's
+// shooting on EI θ” = −P cos θ, θ(0) = 0, θ'(1) = 0 (θ the tangent's
 // angle below the horizontal): bisection on θ'(0) ∈ [0, α] (θ'(1) < 0 at
 // 0, ≥ 0 at α), RK4 with 4000 steps (error ~1e-13).
 func elastica(alpha float64) (xTip, yTip float64) {
