@@ -62,6 +62,9 @@ func (gs GroupSpec) Assign(n int, at func(i int) geom.Vec3) ([]int, int, error) 
 	if n > 0 {
 		ng = slices.Max(of) + 1
 	}
+	if len(gs.Indices) == 0 {
+		ng = len(gs.Boxes) // one group per box
+	}
 	count := make([]int, ng)
 	for _, g := range of {
 		if g >= 0 {
@@ -69,7 +72,10 @@ func (gs GroupSpec) Assign(n int, at func(i int) geom.Vec3) ([]int, int, error) 
 		}
 	}
 	for g, c := range count {
-		if c == 0 {
+		switch {
+		case c == 0 && len(gs.Indices) == 0:
+			return nil, 0, fmt.Errorf("groupBoxes[%d] holds no %s (or only ones a later box takes)", g, gs.Item)
+		case c == 0:
 			return nil, 0, fmt.Errorf("group %d has no %s (groups are numbered from 0 without gaps)", g, gs.Item)
 		}
 	}

@@ -13,7 +13,7 @@ import (
 // ExampleBasedForceField is the example-based elastic potential of Martin,
 // Thomaszewski, Grinspun & Gross 2011 ("Example-based elastic materials";
 // the lecture notes' "Art-Directable Elastic Potentials", Sec. VI) on a
-// tetrahedral mesh. It adds to whatever material law the node has (a
+// tetrahedral mesh or on the F331 samples of a frame-based model. It adds to whatever material law the node has (a
 // TetrahedronFEMForceField, a TetrahedronHyperelasticityFEMForceField) a
 // term that pulls the object toward the space of deformations an artist
 // showed by example poses, so that any force-based solver (implicit Euler,
@@ -69,6 +69,17 @@ import (
 // It is applied matrix-free (CG, PCG with matrix-free products), so no
 // StiffnessAssembler: the sparse direct solvers cannot take it.
 //
+// Frame-based models. On an F331 state (the deformation gradients of the
+// integration samples of a frame model, mapped from Rigid3 or Affine3
+// frames by a skinning mapping; Gilles et al. 2011, Faure et al. 2011) the
+// elements are the samples, F is the state itself, Vₑ the sample volumes
+// (volumes, or the sampler's, as DeformationGradientForceField reads them),
+// and the force on a sample is the conjugate of F, −Vₑ Pₑ, which the
+// mapping carries to the frames. The examples are poses of the frames
+// (exampleFrames), turned into the samples' example gradients by the
+// node's mapping at Init; groupBoxes select samples by the sampler's rest
+// positions.
+//
 // Every example pose is an equilibrium of the term (Sₑ = 0 there); with a
 // material law on, the rest pose and the examples compete and k sets the
 // balance. AddDForce linearises at the x of the most recent AddForce.
@@ -84,12 +95,20 @@ type ExampleBasedForceField struct {
 	GroupIndices       []int         `toml:"groupIndices" doc:"manifold = groups: group of each tetrahedron (0-based; −1: none)" range:"[-1,inf)"`
 	GroupBoxes         [][]float64   `toml:"groupBoxes" doc:"manifold = groups: boxes [xmin, ymin, zmin, xmax, ymax, zmax]; a tetrahedron whose rest centroid lies in box k is in group k (the last such box wins), one in no box has no example term" unit:"m"`
 	NonNegativeWeights bool          `toml:"nonNegativeWeights" doc:"constrain the weights to w ≥ 0 (the projection is then onto the examples' convex hull, solved exactly); false: affine combinations, extrapolating beyond the examples"`
+	ExampleFrames      [][][]float64 `toml:"exampleFrames" doc:"on F331 samples: example poses of the frames the samples are mapped from, for each example one coordinate row per frame of the mapping's parent state (Rigid3 [tx ty tz qx qy qz qw], Affine3 [t A]); the node's mapping gives the samples' example deformation gradients"`
+	Volumes            []float64     `toml:"volumes" doc:"on F331 samples: volume of each sample (default: from the sampler, as DeformationGradientForceField)" unit:"m^3" range:"[0,inf)"`
+	Samples            graph.Link    `toml:"samples" doc:"on F331 samples: the sampler giving the sample volumes (and the rest positions groupBoxes select by); default: one in this node or the nearest ancestor"`
 
-	mesh  *tetElements
-	asm   *tetAssembler
-	st    graph.State
-	nEx   int // examples (N = points of each manifold, includeRest included)
-	terms exampleTerms
+	mesh *tetElements // tetrahedra (nil on F331 samples)
+	// F331 samples: their volumes and rest positions (nil without a
+	// sample-point provider).
+	sampleVol, samplePos []float64
+	runner               parallel.Runner
+	argF                 []float64 // F331: the force vector of the current pass
+	asm                  *tetAssembler
+	st                   graph.State
+	nEx                  int // examples (N = points of each manifold, includeRest included)
+	terms                exampleTerms
 
 	linearised bool
 	argX       []float64
@@ -103,8 +122,8 @@ func init() {
 	graph.Register(graph.TypeInfo{
 		Name: "ExampleBasedForceField",
 		Kind: graph.KindForceField,
-		Summary: "Example-based elastic potential on a tetrahedral mesh (Martin et al. 2011; lecture notes Sec. VI), added to any material law: " +
-			"W = k/2 Σ V‖E(x) − E(w*(x))‖²_F with E the elements' Green strains, E(w) = Σ wⱼ Eʲ the examples' (pose files, inline), " +
+		Summary: "Example-based elastic potential on a tetrahedral mesh or a frame model's F331 samples (Martin et al. 2011; lecture notes Sec. VI), added to any material law: " +
+			"W = k/2 Σ V‖E(x) − E(w*(x))‖²_F with E the elements' Green strains, E(w) = Σ wⱼ Eʲ the examples' (pose files, inline, frame poses), " +
 			"w* the closest point of the global, per-group or per-element example manifold (Σw = 1, optional w ≥ 0); force by the envelope theorem, exact tangent (dw*/dx included).",
 		New: func() graph.Object { return NewExampleBasedForceField() },
 	})
@@ -149,16 +168,26 @@ func (c *ExampleBasedForceField) Validate() error {
 			}
 		}
 	}
-	if len(c.Examples)+len(c.ExamplePositions) == 0 {
-		return fmt.Errorf("no example poses: give examples (mesh files) or examplePositions")
+	if len(c.Examples)+len(c.ExamplePositions)+len(c.ExampleFrames) == 0 {
+		return fmt.Errorf("no example poses: give examples (mesh files) or examplePositions (tetrahedra), or exampleFrames (F331 samples)")
 	}
 	return nil
 }
 
-// Init reads the mesh, the examples and builds the manifolds.
+// Init reads the mesh (or the samples), the examples and builds the
+// manifolds.
 func (c *ExampleBasedForceField) Init() error {
 	if err := c.Validate(); err != nil {
 		return c.Wrap(err)
+	}
+	if st := c.Node.State(); st != nil && st.Template().Name() == graph.F331.Name() {
+		return c.Wrap(c.initSamples(st))
+	}
+	if len(c.ExampleFrames) > 0 || len(c.Volumes) > 0 || c.Samples.IsSet() {
+		return c.Wrap(fmt.Errorf("exampleFrames, volumes and samples are for F331 samples; on a tetrahedral mesh give examples or examplePositions"))
+	}
+	if len(c.Examples)+len(c.ExamplePositions) == 0 {
+		return c.Wrap(fmt.Errorf("no example poses for the tetrahedral mesh: give examples (mesh files) or examplePositions"))
 	}
 	mesh, st, tets, err := tetMesh(&c.ObjectBase)
 	if err != nil {
@@ -173,8 +202,8 @@ func (c *ExampleBasedForceField) Init() error {
 	if err != nil {
 		return c.Wrap(err)
 	}
-	c.mesh, c.st = mesh, st
-	return c.Wrap(c.build(poses))
+	c.mesh, c.st, c.sampleVol, c.samplePos = mesh, st, nil, nil
+	return c.Wrap(c.build(c.gradientsOf(poses)))
 }
 
 // SetExamples replaces the example poses (flat [x y z] per point each) and
@@ -182,22 +211,182 @@ func (c *ExampleBasedForceField) Init() error {
 // after Init.
 func (c *ExampleBasedForceField) SetExamples(poses [][]float64) error {
 	if c.mesh == nil {
-		return fmt.Errorf("SetExamples before Init")
+		return fmt.Errorf("SetExamples on tetrahedra after Init (F331 samples: SetExampleGradients)")
 	}
 	for k, x := range poses {
 		if len(x) != 3*c.mesh.numPoints {
 			return fmt.Errorf("example %d has %d coordinates, want %d", k, len(x), 3*c.mesh.numPoints)
 		}
 	}
-	return c.build(poses)
+	return c.build(c.gradientsOf(poses))
 }
 
-// build computes the examples' strains, groups the elements and builds
-// the manifolds.
-func (c *ExampleBasedForceField) build(poses [][]float64) error {
+// gradientsOf returns the deformation gradients of the tetrahedra (9 per
+// element) in each pose.
+func (c *ExampleBasedForceField) gradientsOf(poses [][]float64) [][]float64 {
 	mesh := c.mesh
-	ne := mesh.numElements()
-	rest := c.st.Vec(graph.RestPosition)
+	grads := make([][]float64, len(poses))
+	for k, x := range poses {
+		grads[k] = make([]float64, 9*mesh.numElements())
+		for e := range mesh.numElements() {
+			mesh.gradientTo(e, x, grads[k][9*e:])
+		}
+	}
+	return grads
+}
+
+// SetExampleGradients replaces the examples of F331 samples by their
+// deformation gradients (9 numbers per sample, row-major, each) and
+// rebuilds the manifolds, for code that builds scenes directly; call it
+// after Init.
+func (c *ExampleBasedForceField) SetExampleGradients(grads [][]float64) error {
+	if c.sampleVol == nil {
+		return fmt.Errorf("SetExampleGradients on F331 samples after Init (tetrahedra: SetExamples)")
+	}
+	for k, g := range grads {
+		if len(g) != 9*len(c.sampleVol) {
+			return fmt.Errorf("example %d has %d numbers, want %d (9 per sample)", k, len(g), 9*len(c.sampleVol))
+		}
+	}
+	return c.build(grads)
+}
+
+// initSamples sets the force field up on the F331 state st: volumes and
+// rest positions from the sampler (or the volumes field), example
+// gradients through the node's mapping from exampleFrames.
+func (c *ExampleBasedForceField) initSamples(st graph.State) error {
+	if len(c.Examples)+len(c.ExamplePositions) > 0 {
+		return fmt.Errorf("state %q holds F331 samples: give their examples as exampleFrames (poses of the frames), not examples or examplePositions", st.Base().Name)
+	}
+	if len(c.ExampleFrames) == 0 {
+		return fmt.Errorf("no example poses for the F331 samples of state %q: give exampleFrames", st.Base().Name)
+	}
+	n := st.Size()
+	prov := sampleVolumeProvider(c.Node, c.Samples)
+	switch {
+	case len(c.Volumes) > 0:
+		c.sampleVol = append([]float64(nil), c.Volumes...)
+	case prov != nil:
+		v, err := prov.SampleVolumes()
+		if err != nil {
+			return fmt.Errorf("sample volumes from %q: %w", prov.Base().Path(), err)
+		}
+		c.sampleVol = v
+	case c.Samples.IsSet():
+		return fmt.Errorf("samples %q is not a sampler (it does not implement SampleVolumeProvider)", c.Samples.Path)
+	default:
+		return fmt.Errorf("no sample volumes: give volumes, a samples link to a sampler, or put a sampler in this node or an ancestor")
+	}
+	if len(c.sampleVol) != n {
+		return fmt.Errorf("%d sample volumes for %d samples", len(c.sampleVol), n)
+	}
+	for i, v := range c.sampleVol {
+		if !(v > 0) || math.IsInf(v, 0) {
+			return fmt.Errorf("volume of sample %d is %g; it must be positive and finite", i, v)
+		}
+	}
+	c.samplePos = nil
+	if pp, ok := prov.(interface{ SamplePoints() ([]float64, error) }); ok && prov != nil {
+		p, err := pp.SamplePoints()
+		if err != nil {
+			return fmt.Errorf("sample points from %q: %w", prov.Base().Path(), err)
+		}
+		if len(p) == 3*n {
+			c.samplePos = p
+		}
+	}
+	if c.Manifold == "groups" && len(c.GroupBoxes) > 0 && c.samplePos == nil {
+		return fmt.Errorf("groupBoxes select samples by their rest positions, which no sampler gives here: use groupIndices")
+	}
+	// The examples' gradients through the node's mapping.
+	m := c.Node.Mapping()
+	if m == nil || m.To() != st {
+		return fmt.Errorf("exampleFrames need the mapping that computes state %q from the frames (a skinning mapping in this node)", st.Base().Name)
+	}
+	parent := m.From()
+	cs := parent.Template().CoordSize()
+	grads := make([][]float64, len(c.ExampleFrames))
+	buf := make([]float64, 9*n)
+	for k, pose := range c.ExampleFrames {
+		if len(pose) != parent.Size() {
+			return fmt.Errorf("exampleFrames[%d] has %d frames but state %q has %d", k, len(pose), parent.Base().Name, parent.Size())
+		}
+		flat := make([]float64, 0, cs*len(pose))
+		for i, row := range pose {
+			if len(row) != cs {
+				return fmt.Errorf("exampleFrames[%d][%d] has %d numbers, want %d (%s coordinates)", k, i, len(row), cs, parent.Template().Name())
+			}
+			for _, v := range row {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return fmt.Errorf("exampleFrames[%d][%d] is not finite", k, i)
+				}
+			}
+			flat = append(flat, row...)
+		}
+		if parent.Template().Name() == "Rigid3" {
+			for i := range pose {
+				q := geom.Quat{flat[cs*i+3], flat[cs*i+4], flat[cs*i+5], flat[cs*i+6]}
+				if !(q.Norm() > 0) {
+					return fmt.Errorf("exampleFrames[%d][%d] has a zero quaternion", k, i)
+				}
+				q = q.Normalized()
+				copy(flat[cs*i+3:cs*i+7], q[:])
+			}
+		}
+		m.Apply(buf, flat)
+		grads[k] = append([]float64(nil), buf...)
+	}
+	m.Apply(buf, parent.Vec(graph.Position)) // the mapping linearises at the last Apply: back to the state
+	c.mesh, c.st = nil, st
+	return c.build(grads)
+}
+
+// sampleVolumeProvider returns the sampler of the samples link, else the
+// first SampleVolumeProvider in node or its ancestors (nil: none).
+func sampleVolumeProvider(node *graph.Node, link graph.Link) SampleVolumeProvider {
+	if link.IsSet() {
+		p, _ := link.Object.(SampleVolumeProvider)
+		return p
+	}
+	for nd := node; nd != nil; nd = nd.Parent {
+		for _, o := range nd.Objects {
+			if p, ok := o.(SampleVolumeProvider); ok {
+				return p
+			}
+		}
+	}
+	return nil
+}
+
+// numElements returns the number of tetrahedra or samples.
+func (c *ExampleBasedForceField) numElements() int {
+	if c.mesh != nil {
+		return c.mesh.numElements()
+	}
+	return len(c.sampleVol)
+}
+
+// build computes the examples' strains from their deformation gradients
+// grads (9 per element each), groups the elements and builds the
+// manifolds.
+func (c *ExampleBasedForceField) build(grads [][]float64) error {
+	mesh := c.mesh
+	ne := c.numElements()
+	vol := c.sampleVol
+	var centre func(e int) geom.Vec3
+	if mesh != nil {
+		vol = mesh.vol
+		rest := c.st.Vec(graph.RestPosition)
+		centre = func(e int) geom.Vec3 {
+			var p geom.Vec3
+			for _, v := range mesh.vertices(e) {
+				p = p.Add(geom.At(rest, v))
+			}
+			return p.Scale(0.25)
+		}
+	} else {
+		centre = func(e int) geom.Vec3 { return geom.At(c.samplePos, e) }
+	}
 	groupOf := make([]int, ne)
 	ng := 1
 	switch c.Manifold {
@@ -207,44 +396,50 @@ func (c *ExampleBasedForceField) build(poses [][]float64) error {
 		}
 		ng = ne
 	case "groups":
-		spec := example.GroupSpec{Indices: c.GroupIndices, Boxes: c.GroupBoxes, AllowNone: true, Item: "tetrahedron"}
-		of, n, err := spec.Assign(ne, func(e int) geom.Vec3 {
-			var p geom.Vec3
-			for _, v := range mesh.vertices(e) {
-				p = p.Add(geom.At(rest, v))
-			}
-			return p.Scale(0.25)
-		})
+		item := "tetrahedron"
+		if mesh == nil {
+			item = "sample"
+		}
+		spec := example.GroupSpec{Indices: c.GroupIndices, Boxes: c.GroupBoxes, AllowNone: true, Item: item}
+		of, n, err := spec.Assign(ne, centre)
 		if err != nil {
 			return err
 		}
 		groupOf, ng = of, n
 	}
-	c.nEx = len(poses)
+	c.nEx = len(grads)
 	// Example strains per element: exStrain[k][6e : 6e+6].
 	var exStrain [][]float64
 	if c.IncludeRest {
 		exStrain = append(exStrain, make([]float64, example.DescSize*ne))
 	}
-	for _, x := range poses {
+	for _, g := range grads {
 		s := make([]float64, example.DescSize*ne)
 		for e := 0; e < ne; e++ {
-			F := mesh.gradient(e, x)
-			example.PutGreenStrain(s[example.DescSize*e:], &F)
+			example.PutGreenStrain(s[example.DescSize*e:], (*geom.Mat3)(g[9*e:9*e+9]))
 		}
 		exStrain = append(exStrain, s)
 	}
-	if err := c.terms.build(groupOf, ng, mesh.vol, exStrain, c.Stiffness, c.NonNegativeWeights); err != nil {
+	if err := c.terms.build(groupOf, ng, vol, exStrain, c.Stiffness, c.NonNegativeWeights); err != nil {
 		return err
 	}
-	if c.asm == nil {
-		c.asm = newTetAssembler(mesh)
-		c.forceBody = c.forceRange
-		c.dforceBody = c.dforceRange
-		c.energyBody = c.energyRange
+	c.forceBody = c.forceRange
+	c.dforceBody = c.dforceRange
+	c.energyBody = c.energyRange
+	c.terms.runner = &c.runner
+	if mesh != nil {
+		if c.asm == nil || c.asm.mesh != mesh {
+			c.asm = newTetAssembler(mesh)
+		}
+		c.asm.runner.Workers = c.runner.Workers
+		c.terms.getF = func(s int, F []float64) { mesh.gradientTo(int(c.terms.elem[s]), c.argX, F) }
+	} else {
+		c.asm = nil
+		c.terms.getF = func(s int, F []float64) {
+			e := int(c.terms.elem[s])
+			copy(F, c.argX[9*e:9*e+9])
+		}
 	}
-	c.terms.runner = &c.asm.runner
-	c.terms.getF = func(s int, F []float64) { mesh.gradientTo(int(c.terms.elem[s]), c.argX, F) }
 	c.terms.getDF = c.terms.getF
 	c.linearised = false
 	return nil
@@ -253,6 +448,7 @@ func (c *ExampleBasedForceField) build(poses [][]float64) error {
 // SetWorkers fixes the number of workers of the element loops (0:
 // GOMAXPROCS).
 func (c *ExampleBasedForceField) SetWorkers(n int) {
+	c.runner.Workers = n
 	if c.asm != nil {
 		c.asm.setWorkers(n)
 	}
@@ -279,12 +475,16 @@ func (c *ExampleBasedForceField) Group(e int) int { return c.terms.groupOfElem[e
 // AddForce implements graph.ForceField: f += −∂W/∂x at x, projecting
 // onto the manifolds there; it caches what AddDForce needs.
 func (c *ExampleBasedForceField) AddForce(f, x, v []float64) {
-	if c.mesh == nil {
+	if c.forceBody == nil {
 		return
 	}
+	c.argF = f
 	c.evaluate(&c.terms.lin, x, true)
+	c.argF = nil
 	c.linearised = true
-	c.asm.accumulate(f)
+	if c.mesh != nil {
+		c.asm.accumulate(f)
+	}
 }
 
 // evaluate projects x onto the manifolds into ev and, with forces, writes
@@ -308,26 +508,32 @@ func (c *ExampleBasedForceField) evaluate(ev *exampleEval, x []float64, forces b
 // tangent at the x of the most recent AddForce (at the state's position if
 // there was none).
 func (c *ExampleBasedForceField) AddDForce(df, dx []float64, kFactor, bFactor float64) {
-	if c.mesh == nil || kFactor == 0 {
+	if c.forceBody == nil || kFactor == 0 {
 		return
 	}
 	t := &c.terms
 	if !c.linearised {
+		if c.mesh == nil {
+			c.argF = make([]float64, len(df)) // forces discarded
+		}
 		c.evaluate(&t.lin, c.st.Vec(graph.Position), true)
+		c.argF = nil
 		c.linearised = true
 	}
-	c.argX, c.argK = dx, kFactor
+	c.argX, c.argK, c.argF = dx, kFactor, df
 	t.runner.Run(t.numSlots(), elementGrain, t.ddescBody)
 	t.solveGroupDifferentials()
 	t.runner.Run(t.numSlots(), elementGrain, c.dforceBody)
-	c.argX = nil
-	c.asm.accumulate(df)
+	c.argX, c.argF = nil, nil
+	if c.mesh != nil {
+		c.asm.accumulate(df)
+	}
 }
 
 // PotentialEnergy implements graph.ForceField: W_ex(x), projecting x onto
 // the manifolds (the AddDForce linearisation is left untouched).
 func (c *ExampleBasedForceField) PotentialEnergy(x []float64) float64 {
-	if c.mesh == nil {
+	if c.forceBody == nil {
 		return 0
 	}
 	t := &c.terms
@@ -349,7 +555,15 @@ func (c *ExampleBasedForceField) forceRange(lo, hi int) {
 		F := (*geom.Mat3)(ev.F[9*s : 9*s+9])
 		S := t.residual(s, ev)
 		P := F.Mul(S).Scale(t.k)
-		c.mesh.nodalForces(e, &P, -t.vol[s], c.asm.elem[12*e:])
+		if c.mesh != nil {
+			c.mesh.nodalForces(e, &P, -t.vol[s], c.asm.elem[12*e:])
+			continue
+		}
+		// A sample's force is the conjugate of F: −V P.
+		out := c.argF[9*e : 9*e+9 : 9*e+9]
+		for i := range out {
+			out[i] -= t.vol[s] * P[i]
+		}
 	}
 }
 
@@ -371,11 +585,23 @@ func (c *ExampleBasedForceField) dforceRange(lo, hi int) {
 	for s := lo; s < hi; s++ {
 		e := int(t.elem[s])
 		F := (*geom.Mat3)(ev.F[9*s : 9*s+9])
-		dF := c.mesh.gradient(e, c.argX)
+		var dF geom.Mat3
+		if c.mesh != nil {
+			dF = c.mesh.gradient(e, c.argX)
+		} else {
+			copy(dF[:], c.argX[9*e:9*e+9])
+		}
 		S := example.Tensor(ev.res[6*s:])
 		dS := t.strainChange(s)
 		dP := dF.Mul(S).Add(F.Mul(dS)).Scale(t.k)
-		c.mesh.nodalForces(e, &dP, -t.vol[s]*c.argK, c.asm.elem[12*e:])
+		if c.mesh != nil {
+			c.mesh.nodalForces(e, &dP, -t.vol[s]*c.argK, c.asm.elem[12*e:])
+			continue
+		}
+		out := c.argF[9*e : 9*e+9 : 9*e+9]
+		for i := range out {
+			out[i] -= t.vol[s] * c.argK * dP[i]
+		}
 	}
 }
 

@@ -459,3 +459,37 @@ func TestExampleLocalGroupsTouchOnlyTheirElements(t *testing.T) {
 		t.Fatal("no force inside the group either")
 	}
 }
+
+// TestExampleSceneErrors: mistakes are load or init errors naming the
+// object, never silent.
+func TestExampleSceneErrors(t *testing.T) {
+	b := newExampleBar(t)
+	small := filepath.ToSlash(filepath.Join(t.TempDir(), "small.vtk"))
+	if err := meshio.Write(small, &meshio.Mesh{Points: make([]float64, 30), Tetrahedra: [][4]int{{0, 1, 2, 3}}}); err != nil {
+		t.Fatal(err)
+	}
+	noEx := strings.Replace(b.scene(nil, ""), "examples = []", "", 1)
+	cases := []struct{ name, text, want string }{
+		{"no examples", noEx, "no example poses"},
+		{"no stiffness", strings.Replace(b.scene([]int{0}, ""), "stiffness = 1e5", "", 1), "stiffness"},
+		{"groups without assignment", b.scene([]int{0}, "manifold = \"groups\""), "needs groupIndices or groupBoxes"},
+		{"boxes without groups", b.scene([]int{0}, "groupBoxes = [[0, 0, 0, 1, 1, 1]]"), "need manifold = \"groups\""},
+		{"empty group box", b.scene([]int{0}, "manifold = \"groups\"\n  groupBoxes = [[5, 5, 5, 6, 6, 6]]"), "groupBoxes[0] holds no tetrahedron"},
+		{"bad box", b.scene([]int{0}, "manifold = \"groups\"\n  groupBoxes = [[0, 0, 0, 1, 1]]"), "has 5 numbers"},
+		{"frames on tetrahedra", b.scene([]int{0}, "exampleFrames = [[[0, 0, 0, 0, 0, 0, 1]]]"), "for F331 samples"},
+		{"vertex count", strings.Replace(b.scene([]int{0}, ""), b.files[0], small, 1), "has 10 vertices but state"},
+		{"inline size", noEx + "  examplePositions = [[[0, 0, 0]]]\n", "has 1 points but state"},
+		{"unknown manifold", b.scene([]int{0}, "manifold = \"regions\""), "regions"},
+	}
+	for _, c := range cases {
+		s, err := graph.Load("bad.toml", []byte(c.text))
+		if err == nil {
+			err = s.Init()
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", c.name, err, c.want)
+			continue
+		}
+		t.Logf("%s: %v", c.name, err)
+	}
+}
