@@ -427,14 +427,7 @@ func (c *DeformationGradientForceField) resolveVolumes() ([]float64, error) {
 		c.volProv = p
 	default:
 		if c.volProv == nil {
-			for nd := c.Node; nd != nil && c.volProv == nil; nd = nd.Parent {
-				for _, o := range nd.Objects {
-					if p, ok := o.(SampleVolumeProvider); ok {
-						c.volProv = p
-						break
-					}
-				}
-			}
+			c.volProv = sampleVolumeProvider(c.Node, graph.Link{})
 		}
 		if c.volProv == nil {
 			return nil, errors.New("no sample volumes: give volumes, a samples link to a sampler, or put a sampler in this node or an ancestor")
