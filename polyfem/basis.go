@@ -1,0 +1,327 @@
+package polyfem
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/sofago/sofago/geom"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Options tune the fit of the harmonic shape functions. Zero values take
+// the defaults noted.
+type Options struct {
+	// KernelScale places the kernel centres on the element's boundary
+	// scaled by this factor about its centre (outside the convex
+	// element): larger is smoother and worse conditioned. Default 2.
+	KernelScale float64
+	// KernelGrid and CollocationGrid are the subdivisions of each face
+	// triangle (fanned from the face centre) that sample the kernel
+	// centres and the collocation points. By default KernelGrid is the
+	// largest g whose sample has at most about MaxCentres points
+	// (T·g²/2 ≤ MaxCentres for T fan triangles; 4 on a hexahedron: 194
+	// centres), and CollocationGrid is KernelGrid + 2 (about twice as
+	// many collocation points as unknowns).
+	KernelGrid, CollocationGrid int
+	// MaxCentres bounds the kernel centres per element when KernelGrid
+	// is 0. Default 200.
+	MaxCentres int
+	// Rcond is the relative pivot cutoff of the least-squares solve
+	// (rank-revealing QR). Default 1e-10.
+	Rcond float64
+}
+
+func (o *Options) defaults() {
+	if o.KernelScale == 0 {
+		o.KernelScale = 3
+	}
+	if o.MaxCentres == 0 {
+		o.MaxCentres = 200
+	}
+	if o.Rcond == 0 {
+		o.Rcond = 1e-10
+	}
+}
+
+// ElementBasis holds the harmonic shape functions of one element, one
+// per node (Nodes, the cell's vertices in Cell.Vertices order): in the
+// element's local coordinates x̂ = (x − Centre)/Scale,
+//
+//	Nₐ(x) = Σⱼ W[j·n + a] / |x̂ − Kⱼ| + A[4a]·x̂₀ + A[4a+1]·x̂₁ + A[4a+2]·x̂₂ + A[4a+3].
+type ElementBasis struct {
+	Nodes  []int
+	Centre geom.Vec3
+	Scale  float64
+	K      []geom.Vec3
+	W      []float64
+	A      []float64
+	// FitError is the largest |Nₐ − bₐ| over the element's boundary
+	// check points (a finer sample than the collocation points): how well
+	// the fundamental solutions reproduce the barycentric boundary data.
+	FitError float64
+}
+
+// Eval writes Nₐ(x) into N and ∇Nₐ(x) into G (either may be nil).
+func (b *ElementBasis) Eval(x geom.Vec3, N []float64, G []geom.Vec3) {
+	n := len(b.Nodes)
+	xh := x.Sub(b.Centre).Scale(1 / b.Scale)
+	for a := 0; a < n; a++ {
+		if N != nil {
+			N[a] = b.A[4*a]*xh[0] + b.A[4*a+1]*xh[1] + b.A[4*a+2]*xh[2] + b.A[4*a+3]
+		}
+		if G != nil {
+			G[a] = geom.Vec3{b.A[4*a], b.A[4*a+1], b.A[4*a+2]}
+		}
+	}
+	for j, k := range b.K {
+		d := xh.Sub(k)
+		r2 := d.Norm2()
+		r := math.Sqrt(r2)
+		psi := 1 / r
+		dpsi := d.Scale(-psi / r2) // ∇(1/r) = −d/r³
+		w := b.W[j*n : j*n+n]
+		for a := 0; a < n; a++ {
+			if N != nil {
+				N[a] += w[a] * psi
+			}
+			if G != nil {
+				G[a] = G[a].Add(dpsi.Scale(w[a]))
+			}
+		}
+	}
+	if G != nil {
+		for a := 0; a < n; a++ {
+			G[a] = G[a].Scale(1 / b.Scale) // d x̂/dx = 1/Scale
+		}
+	}
+}
+
+// boundarySamples returns points on the faces of cell e (each face fanned
+// from its centre, each fan triangle sampled by a barycentric grid of g
+// subdivisions), deduplicated, with the barycentric data of every node
+// (len(nodes) per point, row-major): the Wachspress coordinates of the
+// face the point is on. If scale ≠ 1 the points are moved to
+// centre + scale·(p − centre) (kernel centres) and no data is computed.
+func (m *Mesh) boundarySamples(e int, nodes []int, g int, centre geom.Vec3, scale float64) (pts []geom.Vec3, data []float64) {
+	index := map[int]int{}
+	for a, v := range nodes {
+		index[v] = a
+	}
+	seen := map[[3]int64]bool{}
+	var size float64
+	for _, v := range nodes {
+		size = math.Max(size, geom.At(m.Points, v).Sub(centre).Norm())
+	}
+	quant := func(p geom.Vec3) [3]int64 {
+		return [3]int64{int64(math.Round(p[0] / size * 1e9)), int64(math.Round(p[1] / size * 1e9)), int64(math.Round(p[2] / size * 1e9))}
+	}
+	wk := make([]float64, 64)
+	for _, f := range m.Cells[e].Faces {
+		fc := faceCentre(m.Points, f)
+		nrm := faceArea(m.Points, f).Normalized()
+		for i := range f {
+			p0, p1 := geom.At(m.Points, f[i]), geom.At(m.Points, f[(i+1)%len(f)])
+			for u := 0; u <= g; u++ {
+				for v := 0; u+v <= g; v++ {
+					x := fc.Scale(float64(g-u-v) / float64(g)).Add(p0.Scale(float64(u) / float64(g))).Add(p1.Scale(float64(v) / float64(g)))
+					key := quant(x)
+					if seen[key] {
+						continue
+					}
+					seen[key] = true
+					if scale != 1 {
+						pts = append(pts, centre.Add(x.Sub(centre).Scale(scale)))
+						continue
+					}
+					pts = append(pts, x)
+					row := make([]float64, len(nodes))
+					wachspress(m.Points, f, nrm, x, wk)
+					for k, v := range f {
+						row[index[v]] = wk[k]
+					}
+					data = append(data, row...)
+				}
+			}
+		}
+	}
+	return pts, data
+}
+
+// FitElement computes the harmonic shape functions of cell e by the
+// method of fundamental solutions:
+//
+//  1. collocation points on the boundary (CollocationGrid) with the
+//     Wachspress data bₐ of every node; kernel centres on the boundary
+//     scaled by KernelScale about the cell's centre (outside the convex
+//     cell); coordinates centred on the cell and scaled by its radius;
+//  2. the least-squares problem min Σ |Σⱼ wⱼ ψ(|x̂ − kⱼ|) + a·x̂ + a₀ − b|²
+//     over the collocation points, for all nodes at once, solved with
+//     the linear part eliminated exactly: with Q an orthonormal basis of
+//     the linear columns [x̂ 1], the kernel weights minimise
+//     |(I − QQᵀ)(Φw − b)| (rank-revealing QR with column pivoting of the
+//     column-scaled projected kernel matrix, pivots below Rcond times the
+//     first dropped), then a = the least-squares fit of b − Φw by the linear
+//     columns. Data that are linear (Σₐ xₐ bₐ = x, Σₐ bₐ = 1, which the
+//     Wachspress data are) therefore give w = 0 and the exact linear
+//     function: the shape functions reproduce linear fields and sum to 1
+//     to rounding, whatever the fit error of the individual Nₐ;
+//  3. the fit error: max |Nₐ − bₐ| over a finer boundary sample.
+func (m *Mesh) FitElement(e int, opt Options) (*ElementBasis, error) {
+	opt.defaults()
+	nodes := m.Cells[e].Vertices()
+	n := len(nodes)
+	c := m.CellCentre(e)
+	s := 0.0
+	for _, v := range nodes {
+		s = math.Max(s, geom.At(m.Points, v).Sub(c).Norm())
+	}
+	b := &ElementBasis{Nodes: nodes, Centre: c, Scale: s}
+	if opt.KernelGrid == 0 {
+		T := 0
+		for _, f := range m.Cells[e].Faces {
+			T += len(f)
+		}
+		opt.KernelGrid = max(1, int(math.Sqrt(2*float64(opt.MaxCentres)/float64(T))))
+	}
+	if opt.CollocationGrid == 0 {
+		opt.CollocationGrid = opt.KernelGrid + 2
+	}
+	P, B := m.boundarySamples(e, nodes, opt.CollocationGrid, c, 1)
+	Kc, _ := m.boundarySamples(e, nodes, opt.KernelGrid, c, opt.KernelScale)
+	nc, nk := len(P), len(Kc)
+	if nc < nk+4 {
+		return nil, fmt.Errorf("cell %d: %d collocation points for %d unknowns: raise CollocationGrid", e, nc, nk+4)
+	}
+	b.K = make([]geom.Vec3, nk)
+	for j, k := range Kc {
+		b.K[j] = k.Sub(c).Scale(1 / s)
+	}
+	local := func(p geom.Vec3) geom.Vec3 { return p.Sub(c).Scale(1 / s) }
+	Phi := mat.NewDense(nc, nk, nil)
+	L := mat.NewDense(nc, 4, nil)
+	for i, p := range P {
+		xh := local(p)
+		for j, k := range b.K {
+			Phi.Set(i, j, 1/xh.Sub(k).Norm())
+		}
+		L.Set(i, 0, xh[0])
+		L.Set(i, 1, xh[1])
+		L.Set(i, 2, xh[2])
+		L.Set(i, 3, 1)
+	}
+	Bm := mat.NewDense(nc, n, B)
+	// Orthonormal basis of the linear columns (thin QR).
+	var qr mat.QR
+	qr.Factorize(L)
+	var Qfull mat.Dense
+	qr.QTo(&Qfull)
+	Q := Qfull.Slice(0, nc, 0, 4)
+	project := func(X *mat.Dense) *mat.Dense {
+		var QtX, QQtX mat.Dense
+		QtX.Mul(Q.T(), X)
+		QQtX.Mul(Q, &QtX)
+		var out mat.Dense
+		out.Sub(X, &QQtX)
+		return &out
+	}
+	PhiP := project(Phi)
+	BP := project(Bm)
+	// Column scaling, then the rank-revealing QR with column pivoting
+	// (LAPACK's dgeqp3): columns whose pivot falls below Rcond times the
+	// first are dropped (a basic solution of the truncated problem).
+	scale := make([]float64, nk)
+	for j := 0; j < nk; j++ {
+		scale[j] = mat.Norm(PhiP.ColView(j), 2)
+		if scale[j] == 0 {
+			scale[j] = 1
+		}
+		for i := 0; i < nc; i++ {
+			PhiP.Set(i, j, PhiP.At(i, j)/scale[j])
+		}
+	}
+	a := PhiP.RawMatrix()
+	jpvt := make([]int, nk)
+	for j := range jpvt {
+		jpvt[j] = -1
+	}
+	tau := make([]float64, nk)
+	work := []float64{0}
+	lapack64.Geqp3(a, jpvt, tau, work, -1)
+	work = make([]float64, int(work[0]))
+	lapack64.Geqp3(a, jpvt, tau, work, len(work))
+	C := BP.RawMatrix()
+	work = []float64{0}
+	lapack64.Ormqr(blas.Left, blas.Trans, a, tau, C, work, -1)
+	work = make([]float64, int(work[0]))
+	lapack64.Ormqr(blas.Left, blas.Trans, a, tau, C, work, len(work))
+	rank := 0
+	for rank < nk && math.Abs(a.Data[rank*a.Stride+rank]) > opt.Rcond*math.Abs(a.Data[0]) {
+		rank++
+	}
+	Rt := blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: rank, Stride: a.Stride, Data: a.Data}
+	Ct := blas64.General{Rows: rank, Cols: n, Stride: C.Stride, Data: C.Data}
+	if rank > 0 && !lapack64.Trtrs(blas.NoTrans, Rt, Ct) {
+		return nil, fmt.Errorf("cell %d: singular kernel matrix", e)
+	}
+	b.W = make([]float64, nk*n)
+	for k := 0; k < rank; k++ {
+		j := jpvt[k]
+		for a := 0; a < n; a++ {
+			b.W[j*n+a] = C.Data[k*C.Stride+a] / scale[j]
+		}
+	}
+	// The exact solution has Σₐ wⱼₐ (1, xₐ) = 0 for every kernel j (the
+	// data Σₐ bₐ = 1 and Σₐ xₐ bₐ = x are linear); the solve above
+	// amplifies the rounding of their projection (~1e-16) by up to
+	// 1/Rcond. Each row of W is therefore projected onto the complement of
+	// span{1, x, y, z} in node space, which removes that noise and makes
+	// partition of unity and linear precision exact to rounding.
+	Vn := mat.NewDense(n, 4, nil)
+	for a, v := range nodes {
+		p := local(geom.At(m.Points, v))
+		Vn.Set(a, 0, 1)
+		Vn.Set(a, 1, p[0])
+		Vn.Set(a, 2, p[1])
+		Vn.Set(a, 3, p[2])
+	}
+	var vqr mat.QR
+	vqr.Factorize(Vn)
+	var VQfull mat.Dense
+	vqr.QTo(&VQfull)
+	VQ := VQfull.Slice(0, n, 0, 4)
+	{
+		Wd := mat.NewDense(nk, n, b.W)
+		var WQ, WQQt mat.Dense
+		WQ.Mul(Wd, VQ)
+		WQQt.Mul(&WQ, VQ.T())
+		Wd.Sub(Wd, &WQQt)
+	}
+	// Linear part: least squares of B − Φ W by L.
+	var PhiW, R mat.Dense
+	Wd := mat.NewDense(nk, n, b.W)
+	PhiW.Mul(Phi, Wd)
+	R.Sub(Bm, &PhiW)
+	var Am mat.Dense
+	if err := qr.SolveTo(&Am, false, &R); err != nil {
+		return nil, fmt.Errorf("cell %d: linear part: %w", e, err)
+	}
+	b.A = make([]float64, 4*n)
+	for a := 0; a < n; a++ {
+		for k := 0; k < 4; k++ {
+			b.A[4*a+k] = Am.At(k, a)
+		}
+	}
+	// Fit error on a finer boundary sample.
+	Pc, Bc := m.boundarySamples(e, nodes, opt.CollocationGrid+3, c, 1)
+	N := make([]float64, n)
+	for i, p := range Pc {
+		b.Eval(p, N, nil)
+		for a := 0; a < n; a++ {
+			b.FitError = math.Max(b.FitError, math.Abs(N[a]-Bc[i*n+a]))
+		}
+	}
+	return b, nil
+}
