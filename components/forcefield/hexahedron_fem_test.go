@@ -69,6 +69,8 @@ func hexFrom(t testing.TB, s *graph.Scene) hexSetup {
 		cs = &f.cellSolid
 	case *HexahedronHyperelasticityFEMForceField:
 		cs = &f.cellSolid
+	case *PolyhedronFEMForceField:
+		cs = &f.cellSolid
 	}
 	dofs := graphtest.Find[*graph.MechanicalObject](t, s, "beam/dofs")
 	tmpl, _ := graph.LookupTemplate("Vec3")
