@@ -195,11 +195,12 @@ func newTetMesh(b *graph.ObjectBase, massDensity, totalMass float64, h *material
 	topo := b.Node.Topology()
 	var tets [][4]int
 	var hexes [][8]int
+	var polys []graph.Polyhedron
 	if topo != nil {
-		tets, hexes = topo.Tetrahedra(), graph.HexahedraOf(topo)
+		tets, hexes, polys = topo.Tetrahedra(), graph.HexahedraOf(topo), graph.PolyhedraOf(topo)
 	}
-	if topo == nil || len(tets) == 0 && len(hexes) == 0 {
-		return nil, b.Errorf("%s needs the tetrahedra or hexahedra of a topology in this node or above (e.g. RegularGridTopology); found none", kind)
+	if topo == nil || len(tets) == 0 && len(hexes) == 0 && len(polys) == 0 {
+		return nil, b.Errorf("%s needs the tetrahedra, hexahedra or polyhedra of a topology in this node or above (e.g. RegularGridTopology); found none", kind)
 	}
 	n := st.Size()
 	for e, t := range tets {
@@ -229,12 +230,20 @@ func newTetMesh(b *graph.ObjectBase, massDensity, totalMass float64, h *material
 		tm.cells = append(tm.cells, hx[:])
 		tm.cellMats = append(tm.cellMats, hexUnitMass(rest, hx))
 	}
+	if len(polys) > 0 {
+		cells, mats, err := polyUnitMasses(topo, rest)
+		if err != nil {
+			return nil, b.Wrap(err)
+		}
+		tm.cells = append(tm.cells, cells...)
+		tm.cellMats = append(tm.cellMats, mats...)
+	}
 	var dens []float64
 	var err error
 	if len(tm.cells) == 0 {
 		dens, err = h.MassDensities(rest, tets, rho)
 	} else {
-		dens, err = h.MassDensitiesAt(tm.centres(rest), "cells (tetrahedra, then hexahedra)", rho)
+		dens, err = h.MassDensitiesAt(tm.centres(rest), "cells (tetrahedra, hexahedra, then polyhedra)", rho)
 	}
 	if err != nil {
 		return nil, b.Wrap(err)
