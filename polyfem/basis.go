@@ -59,7 +59,8 @@ type ElementBasis struct {
 	W      []float64
 	A      []float64
 	// FitError is the largest |Nₐ − bₐ| over the element's boundary
-	// check points (a finer sample than the collocation points): how well
+	// check points (a sample one subdivision finer than the collocation
+	// points, so mostly between them): how well
 	// the fundamental solutions reproduce the barycentric boundary data.
 	FitError float64
 }
@@ -67,34 +68,45 @@ type ElementBasis struct {
 // Eval writes Nₐ(x) into N and ∇Nₐ(x) into G (either may be nil).
 func (b *ElementBasis) Eval(x geom.Vec3, N []float64, G []geom.Vec3) {
 	n := len(b.Nodes)
-	xh := x.Sub(b.Centre).Scale(1 / b.Scale)
+	inv := 1 / b.Scale
+	x0, x1, x2 := (x[0]-b.Centre[0])*inv, (x[1]-b.Centre[1])*inv, (x[2]-b.Centre[2])*inv
+	var nv [64]float64
+	var g0, g1, g2 [64]float64
+	if n > 64 {
+		panic("polyfem: more than 64 nodes in an element") // FitElement refuses them
+	}
 	for a := 0; a < n; a++ {
-		if N != nil {
-			N[a] = b.A[4*a]*xh[0] + b.A[4*a+1]*xh[1] + b.A[4*a+2]*xh[2] + b.A[4*a+3]
+		A := b.A[4*a : 4*a+4 : 4*a+4]
+		nv[a] = A[0]*x0 + A[1]*x1 + A[2]*x2 + A[3]
+		g0[a], g1[a], g2[a] = A[0], A[1], A[2]
+	}
+	W := b.W
+	for j, k := range b.K {
+		d0, d1, d2 := x0-k[0], x1-k[1], x2-k[2]
+		r2 := d0*d0 + d1*d1 + d2*d2
+		psi := 1 / math.Sqrt(r2)
+		s := -psi / r2 // ∇(1/r) = −d/r³
+		p0, p1, p2 := s*d0, s*d1, s*d2
+		w := W[j*n : j*n+n : j*n+n]
+		if G == nil {
+			for a, wa := range w {
+				nv[a] += wa * psi
+			}
+			continue
 		}
-		if G != nil {
-			G[a] = geom.Vec3{b.A[4*a], b.A[4*a+1], b.A[4*a+2]}
+		for a, wa := range w {
+			nv[a] += wa * psi
+			g0[a] += wa * p0
+			g1[a] += wa * p1
+			g2[a] += wa * p2
 		}
 	}
-	for j, k := range b.K {
-		d := xh.Sub(k)
-		r2 := d.Norm2()
-		r := math.Sqrt(r2)
-		psi := 1 / r
-		dpsi := d.Scale(-psi / r2) // ∇(1/r) = −d/r³
-		w := b.W[j*n : j*n+n]
-		for a := 0; a < n; a++ {
-			if N != nil {
-				N[a] += w[a] * psi
-			}
-			if G != nil {
-				G[a] = G[a].Add(dpsi.Scale(w[a]))
-			}
-		}
+	if N != nil {
+		copy(N[:n], nv[:n])
 	}
 	if G != nil {
 		for a := 0; a < n; a++ {
-			G[a] = G[a].Scale(1 / b.Scale) // d x̂/dx = 1/Scale
+			G[a] = geom.Vec3{g0[a] * inv, g1[a] * inv, g2[a] * inv} // dx̂/dx = 1/Scale
 		}
 	}
 }
@@ -173,6 +185,9 @@ func (m *Mesh) FitElement(e int, opt Options) (*ElementBasis, error) {
 	opt.defaults()
 	nodes := m.Cells[e].Vertices()
 	n := len(nodes)
+	if n > 64 {
+		return nil, fmt.Errorf("cell %d has %d vertices: at most 64 are supported", e, n)
+	}
 	c := m.CellCentre(e)
 	s := 0.0
 	for _, v := range nodes {
@@ -214,11 +229,7 @@ func (m *Mesh) FitElement(e int, opt Options) (*ElementBasis, error) {
 	}
 	Bm := mat.NewDense(nc, n, B)
 	// Orthonormal basis of the linear columns (thin QR).
-	var qr mat.QR
-	qr.Factorize(L)
-	var Qfull mat.Dense
-	qr.QTo(&Qfull)
-	Q := Qfull.Slice(0, nc, 0, 4)
+	Q, Rl := thinQR4(L)
 	project := func(X *mat.Dense) *mat.Dense {
 		var QtX, QQtX mat.Dense
 		QtX.Mul(Q.T(), X)
@@ -287,11 +298,7 @@ func (m *Mesh) FitElement(e int, opt Options) (*ElementBasis, error) {
 		Vn.Set(a, 2, p[1])
 		Vn.Set(a, 3, p[2])
 	}
-	var vqr mat.QR
-	vqr.Factorize(Vn)
-	var VQfull mat.Dense
-	vqr.QTo(&VQfull)
-	VQ := VQfull.Slice(0, n, 0, 4)
+	VQ, _ := thinQR4(Vn)
 	{
 		Wd := mat.NewDense(nk, n, b.W)
 		var WQ, WQQt mat.Dense
@@ -304,9 +311,17 @@ func (m *Mesh) FitElement(e int, opt Options) (*ElementBasis, error) {
 	Wd := mat.NewDense(nk, n, b.W)
 	PhiW.Mul(Phi, Wd)
 	R.Sub(Bm, &PhiW)
+	// A = Rₗ⁻¹ Qᵀ (B − ΦW).
 	var Am mat.Dense
-	if err := qr.SolveTo(&Am, false, &R); err != nil {
-		return nil, fmt.Errorf("cell %d: linear part: %w", e, err)
+	Am.Mul(Q.T(), &R)
+	for a := 0; a < n; a++ {
+		for k := 3; k >= 0; k-- {
+			v := Am.At(k, a)
+			for l := k + 1; l < 4; l++ {
+				v -= Rl[k][l] * Am.At(l, a)
+			}
+			Am.Set(k, a, v/Rl[k][k])
+		}
 	}
 	b.A = make([]float64, 4*n)
 	for a := 0; a < n; a++ {
@@ -315,7 +330,7 @@ func (m *Mesh) FitElement(e int, opt Options) (*ElementBasis, error) {
 		}
 	}
 	// Fit error on a finer boundary sample.
-	Pc, Bc := m.boundarySamples(e, nodes, opt.CollocationGrid+3, c, 1)
+	Pc, Bc := m.boundarySamples(e, nodes, opt.CollocationGrid+1, c, 1)
 	N := make([]float64, n)
 	for i, p := range Pc {
 		b.Eval(p, N, nil)
@@ -324,4 +339,31 @@ func (m *Mesh) FitElement(e int, opt Options) (*ElementBasis, error) {
 		}
 	}
 	return b, nil
+}
+
+// thinQR4 returns the thin QR factorisation of an m×4 matrix: Q (m×4,
+// orthonormal) by modified Gram–Schmidt applied twice (orthogonal to
+// rounding for the well-conditioned linear columns it is used on), and
+// R = QᵀX (upper triangular).
+func thinQR4(X *mat.Dense) (*mat.Dense, [4][4]float64) {
+	Q := mat.DenseCopyOf(X)
+	for pass := 0; pass < 2; pass++ {
+		for k := 0; k < 4; k++ {
+			qk := Q.ColView(k).(*mat.VecDense)
+			for l := 0; l < k; l++ {
+				ql := Q.ColView(l)
+				qk.AddScaledVec(qk, -mat.Dot(ql, qk), ql)
+			}
+			if nrm := mat.Norm(qk, 2); nrm > 0 {
+				qk.ScaleVec(1/nrm, qk)
+			}
+		}
+	}
+	var R [4][4]float64
+	for l := 0; l < 4; l++ {
+		for k := l; k < 4; k++ {
+			R[l][k] = mat.Dot(Q.ColView(l), X.ColView(k))
+		}
+	}
+	return Q, R
 }
