@@ -360,41 +360,47 @@ func (c *BeamFEMForceField) element(e *beamElem, x []float64, f, kk []float64) f
 		addBlock(kk, 3, 3, gmj)
 	}
 	// Second derivatives, each a pair (p, q) of y-blocks with α I:
-	// contribution −α (B_pᵀB_q + B_qᵀB_p).
-	dx := func(end int, a int) geom.Vec3 {
-		if end == 0 {
-			return ev.di[a]
-		}
-		return ev.dj[a]
-	}
+	// contribution −α (B_pᵀB_q + B_qᵀB_p), B_x = I, B_D = −[D]×.
+	// Γ_a: α = σ_a/(2L) between D_a^{end} and x_j (+), x_i (−); summed
+	// over a first: the blocks are [Σ_a α_a D_a]× (x_j, rotation) and its
+	// negative (rotation, x_j), the opposite for x_i.
+	var si, sj geom.Vec3
 	for a := 0; a < 3; a++ {
-		// Γ_a: α = σ_a/(2L) between D_a^{end} and x_j (+), x_i (−).
 		al := sig[a] * 0.5 * inv
-		for end := 0; end < 2; end++ {
-			sk := dx(end, a).Skew()
-			rot := 2*end + 1
-			// B_xᵀ B_D = −[D]×; B_Dᵀ B_x = [D]×.
-			addBlock(kk, 2, rot, sk.Scale(al))  // −α(−[D]×) for x_j
-			addBlock(kk, rot, 2, sk.Scale(-al)) // −α [D]×
-			addBlock(kk, 0, rot, sk.Scale(-al)) // x_i: α → −α
-			addBlock(kk, rot, 0, sk.Scale(al))
-		}
-		// κ_a: +s between D_c^i and D_b^j, −s between D_b^i and D_c^j.
-		// B_{D^i}ᵀ B_{D^j} = [u]× (−[v]×) = −[u]×[v]×.
+		si = si.Add(ev.di[a].Scale(al))
+		sj = sj.Add(ev.dj[a].Scale(al))
+	}
+	for end, sv := range [2]geom.Vec3{si, sj} {
+		sk := sv.Skew()
+		msk := sk.Scale(-1)
+		rot := 2*end + 1
+		addBlock(kk, 2, rot, sk)
+		addBlock(kk, rot, 2, msk)
+		addBlock(kk, 0, rot, msk)
+		addBlock(kk, rot, 0, sk)
+	}
+	// κ_a: +s between D_c^i and D_b^j, −s between D_b^i and D_c^j, with
+	// −α B_uᵀB_v = α [u]×[v]× = α (v uᵀ − (u·v) I) in block (rot i, rot j)
+	// and its transpose in (rot j, rot i).
+	var kij geom.Mat3
+	for a := 0; a < 3; a++ {
 		b, cc := leviNext[a][0], leviNext[a][1]
 		s := sig[3+a] * 0.5 * inv
-		pairs := [2]struct {
-			u, v geom.Vec3
-			al   float64
-		}{{ev.di[cc], ev.dj[b], s}, {ev.di[b], ev.dj[cc], -s}}
-		for _, p := range pairs {
-			su, sv := p.u.Skew(), p.v.Skew()
-			// −α(B_uᵀB_v) = α [u]×[v]×, and its transpose for (v, u).
-			addBlock(kk, 1, 3, su.Mul(sv).Scale(p.al))
-			addBlock(kk, 3, 1, sv.Mul(su).Scale(p.al))
-		}
+		kij = kij.Add(skewSkew(ev.di[cc], ev.dj[b], s)).Add(skewSkew(ev.di[b], ev.dj[cc], -s))
 	}
+	addBlock(kk, 1, 3, kij)
+	addBlock(kk, 3, 1, kij.T())
 	return w
+}
+
+// skewSkew returns α [u]×[v]× = α (v uᵀ − (u·v) I).
+func skewSkew(u, v geom.Vec3, al float64) geom.Mat3 {
+	m := v.Outer(u).Scale(al)
+	d := al * u.Dot(v)
+	m[0] -= d
+	m[4] -= d
+	m[8] -= d
+	return m
 }
 
 // addBlock adds m to the 3×3 block (r, c) of a 12×12 row-major matrix
