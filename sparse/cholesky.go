@@ -45,10 +45,17 @@ type Symbolic struct {
 	// supernode: srow[sptr[s]:sptr[s+1]] (the supernode's own columns
 	// first, then the rows below, increasing); L values of supernode s
 	// start at lptr[s], nr×ns row-major (nr rows, ns columns).
-	super  []int
-	sptr   []int
-	srow   []int32
-	lptr   []int64
+	super []int
+	sptr  []int
+	srow  []int32
+	lptr  []int64
+	// Scatter maps of the numeric factorisation, computed once: the
+	// position in its supernode's front (row-major nr×nr) of every entry
+	// of lrow (fpos), and for every row of a supernode below its columns
+	// the index of that row in its parent's row list (crel, aligned with
+	// srow; unused for the supernode's own columns).
+	fpos   []int32
+	crel   []int32
 	sparen []int // parent supernode, -1 for roots
 	nchild []int // number of child supernodes
 	flops  float64
@@ -472,6 +479,29 @@ func (s *Symbolic) rowStructures() {
 	}
 	s.srow = srow
 	s.sptr = ptr
+	s.fpos = make([]int32, len(s.lrow))
+	s.crel = make([]int32, len(srow))
+	pos := mark // reused: the index of a row in the current row list
+	for k := 0; k < m; k++ {
+		f, l := s.super[k], s.super[k+1]
+		rows := srow[ptr[k]:ptr[k+1]]
+		nr := len(rows)
+		for q, r := range rows {
+			pos[r] = q
+		}
+		for j := f; j < l; j++ {
+			for q := s.lo[j]; q < s.lo[j+1]; q++ {
+				s.fpos[q] = int32(pos[s.lrow[q]]*nr + j - f)
+			}
+		}
+		// Children come before their parent: set their crel now.
+		for c := head[k]; c >= 0; c = next[c] {
+			cns := s.super[c+1] - s.super[c]
+			for q := ptr[c] + cns; q < ptr[c+1]; q++ {
+				s.crel[q] = int32(pos[srow[q]])
+			}
+		}
+	}
 	s.lptr = make([]int64, m+1)
 	s.flops = 0
 	for k := 0; k < m; k++ {
@@ -514,7 +544,6 @@ type Cholesky struct {
 	pool sync.Pool // *[]float64 scratch of length n
 
 	// Scratch of the numeric factorisation, kept for FactorInto.
-	relpos             []int
 	front, stack       []float64
 	work               []float64 // partialCholesky's scratch
 	stackOff, stackSup []int
@@ -601,9 +630,8 @@ func (s *Symbolic) factorInto(c *Cholesky, a *CSR) error {
 	}
 	c.sym = s
 	c.l = growFloats(c.l, int(s.lptr[m]))
-	c.relpos = growInts(c.relpos, s.n)
 	c.front = growFloats(c.front, s.maxNr*s.maxNr)
-	relpos, front := c.relpos, c.front
+	front := c.front
 	var work []float64
 	if useAVX2 {
 		c.work = growFloats(c.work, s.maxNr*s.maxNr/4+s.maxNr)
@@ -616,35 +644,29 @@ func (s *Symbolic) factorInto(c *Cholesky, a *CSR) error {
 	for k := 0; k < m; k++ {
 		f, l := s.super[k], s.super[k+1]
 		ns := l - f
-		rows := s.srow[s.sptr[k]:s.sptr[k+1]]
-		nr := len(rows)
-		for q, r := range rows {
-			relpos[r] = q
-		}
+		nr := s.sptr[k+1] - s.sptr[k]
 		F := front[:nr*nr]
 		for i := 0; i < nr; i++ {
 			clear(F[i*nr : i*nr+min(i+1, nr)])
 		}
 		// Columns of A.
-		for j := f; j < l; j++ {
-			cj := j - f
-			for q := s.lo[j]; q < s.lo[j+1]; q++ {
-				F[relpos[s.lrow[q]]*nr+cj] += a.Val[s.lsrc[q]]
-			}
+		lsrc := s.lsrc[s.lo[f]:s.lo[l]]
+		for q, p := range s.fpos[s.lo[f]:s.lo[l]] {
+			F[p] += a.Val[lsrc[q]]
 		}
 		// Children's update matrices (the top nchild entries of the stack).
 		for t := 0; t < s.nchild[k]; t++ {
 			top := len(stackOff) - 1
 			ch := stackSup[top]
 			off := stackOff[top]
-			crow := s.srow[s.sptr[ch]+(s.super[ch+1]-s.super[ch]) : s.sptr[ch+1]]
-			nu := len(crow)
+			crel := s.crel[s.sptr[ch]+(s.super[ch+1]-s.super[ch]) : s.sptr[ch+1]]
+			nu := len(crel)
 			U := stack[off : off+nu*nu]
-			for i, ri := range crow {
-				fi := relpos[ri] * nr
+			for i, ri := range crel {
+				frow := F[int(ri)*nr : int(ri)*nr+nr]
 				urow := U[i*nu : i*nu+i+1]
-				for j, rj := range crow[:i+1] {
-					F[fi+relpos[rj]] += urow[j]
+				for j, rj := range crel[:i+1] {
+					frow[rj] += urow[j]
 				}
 			}
 			stack = stack[:off]
@@ -887,17 +909,31 @@ func (c *Cholesky) SolveMany(X, B [][]float64) {
 	}
 }
 
-// f64dot returns x·y (len(x) ≤ len(y)) with gonum's assembly kernel.
+// shortVector is the length under which f64dot and f64axpy loop in Go:
+// the supernodes of small meshes have a few columns, where the checks of
+// gonum's BLAS wrappers cost more than the arithmetic.
+const shortVector = 16
+
+// f64dot returns x·y (len(x) ≤ len(y)) with gonum's assembly kernel (a
+// plain loop for short vectors).
 func f64dot(x, y []float64) float64 {
-	if len(x) == 0 {
-		return 0
+	if len(x) < shortVector {
+		return dot1(x, y)
 	}
 	return blas64.Dot(blas64.Vector{N: len(x), Inc: 1, Data: x}, blas64.Vector{N: len(x), Inc: 1, Data: y})
 }
 
-// f64axpy sets y += a·x (len(x) ≤ len(y)) with gonum's assembly kernel.
+// f64axpy sets y += a·x (len(x) ≤ len(y)) with gonum's assembly kernel
+// (a plain loop for short vectors).
 func f64axpy(a float64, x, y []float64) {
 	if len(x) == 0 || a == 0 {
+		return
+	}
+	if len(x) < shortVector {
+		y = y[:len(x)]
+		for i, v := range x {
+			y[i] += a * v
+		}
 		return
 	}
 	blas64.Axpy(a, blas64.Vector{N: len(x), Inc: 1, Data: x}, blas64.Vector{N: len(x), Inc: 1, Data: y})

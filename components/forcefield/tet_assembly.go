@@ -209,12 +209,12 @@ func (s *tetSolid) KBlocks(vals []float64, kFactor float64) {
 	}
 	s.linearise()
 	s.argVals, s.argK = vals[:144*s.mesh.numElements()], kFactor
-	s.asm.elements(s.kblocksBody)
+	s.asm.runner.Run(s.mesh.numElements(), matrixGrain, s.kblocksBody)
 	s.argVals = nil
 }
 
 func (s *tetSolid) kblocksRange(lo, hi int) {
-	k := 81 * (lo / elementGrain)
+	k := 81 * (lo / matrixGrain)
 	A := s.tscratch[k : k+81 : k+81]
 	for e := lo; e < hi; e++ {
 		s.elementMatrix(e, s.argK, A, s.argVals[144*e:144*e+144])
