@@ -449,3 +449,33 @@ type PointFrameTopology interface {
 	Topology
 	PointFrames() []int
 }
+
+// StepEnder is implemented by objects whose internal state evolves once
+// per step, after the solvers (plastic strains of the tetrahedral FEM):
+// Scene.Step calls EndStep(t, dt) after every solver has finished the
+// step and the mapped states are up to date, with t the time at the end
+// of the step, before the visuals and exporters. Keeping such updates out
+// of AddForce keeps the forces and tangents a solver sees within one step
+// those of a fixed potential, so Newton iterations converge and the
+// fixtures hold.
+type StepEnder interface {
+	Object
+	EndStep(t, dt float64) error
+}
+
+// DumpArray is one array of an object's internal state: Width numbers
+// per item (per element, per sample), len(Data)/Width items.
+type DumpArray struct {
+	Name  string
+	Width int
+	Data  []float64
+}
+
+// DumpDataProvider is implemented by objects with state beyond the DOF
+// vectors (the plastic strains of the tetrahedral FEM): the JSON dump
+// writes their arrays in its optional "objects" section. DumpData
+// returns nil when there is nothing to write (plasticity off), so the
+// dumps of scenes without such state are unchanged.
+type DumpDataProvider interface {
+	DumpData() []DumpArray
+}

@@ -336,12 +336,30 @@ func (s *Scene) Step() error {
 		m.ApplyJ(m.To().Vec(Velocity), m.From().Vec(Velocity))
 	}
 	s.advanceTime()
+	if err := s.endStep(); err != nil {
+		return fail(err)
+	}
 	s.StepCount = step
 	s.all.PropagateVisual()
 	if err := s.updateVisuals(); err != nil {
 		return fail(err)
 	}
 	return s.export()
+}
+
+// endStep runs EndStep of every StepEnder (graph.StepEnder), top-down,
+// at the time of the end of the step.
+func (s *Scene) endStep() error {
+	return s.Root.Walk(func(n *Node) error {
+		for _, o := range n.Objects {
+			if e, ok := o.(StepEnder); ok {
+				if err := e.EndStep(s.Time, s.Dt); err != nil {
+					return locate(o, err)
+				}
+			}
+		}
+		return nil
+	})
 }
 
 func (s *Scene) explain(b solverBinding, err error) error {

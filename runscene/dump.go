@@ -27,6 +27,16 @@ import (
 // Numbers use the shortest form that parses back to the same float64;
 // time is first rounded to 12 significant digits (graph.RoundTime), so
 // it carries no floating-point noise (0.3, not 0.30000000000000004).
+//
+// Objects with internal state beyond the DOFs (graph.DumpDataProvider:
+// the plastic strains of the tetrahedral FEM) add an optional section
+// after "states", written only when some object has data, so the dumps of
+// other scenes are unchanged:
+//
+//	 "objects": [{"path": "block/fem",
+//	              "plasticStrain": [[exx,eyy,ezz,exy,eyz,exz], ...]}]
+//
+// one array per item (element) of the array's width.
 
 // dumpState is one state of the dump, flat in the state's layout.
 type dumpState struct {
@@ -35,6 +45,29 @@ type dumpState struct {
 	position       []float64
 	velocity       []float64
 	force          []float64
+}
+
+// dumpObject is the internal state of one object (graph.DumpDataProvider).
+type dumpObject struct {
+	path   string
+	arrays []graph.DumpArray
+}
+
+// dumpObjects collects the internal state of the scene's objects, in the
+// scene's order (top-down, declaration order).
+func dumpObjects(s *graph.Scene) []dumpObject {
+	var out []dumpObject
+	s.Root.Walk(func(n *graph.Node) error {
+		for _, o := range n.Objects {
+			if p, ok := o.(graph.DumpDataProvider); ok {
+				if arr := p.DumpData(); len(arr) > 0 {
+					out = append(out, dumpObject{path: o.Base().Path(), arrays: arr})
+				}
+			}
+		}
+		return nil
+	})
+	return out
 }
 
 // writeDump computes the forces and writes the dump of s to file
@@ -57,8 +90,19 @@ func writeDump(file string, s *graph.Scene) error {
 	if err := checkDumpFinite(ke, pe, states); err != nil {
 		return fmt.Errorf("dump %s: %w", file, err)
 	}
+	objects := dumpObjects(s)
+	for _, o := range objects {
+		for _, a := range o.arrays {
+			for i, x := range a.Data {
+				if math.IsNaN(x) || math.IsInf(x, 0) {
+					return fmt.Errorf("dump %s: object %q: %s of item %d is %g; JSON cannot hold it, not writing", file, o.path, a.Name, i/max(a.Width, 1), x)
+				}
+			}
+		}
+	}
 	var buf bytes.Buffer
 	encodeDump(&buf, graph.RoundTime(s.Time), s.StepCount, ke, pe, states)
+	encodeObjects(&buf, objects)
 	if err := visual.WriteFileAtomic(file, func(w io.Writer) error {
 		_, err := w.Write(buf.Bytes())
 		return err
@@ -135,6 +179,45 @@ func encodeDump(buf *bytes.Buffer, t float64, steps int, ke, pe float64, states 
 		rows("velocity", st.velocity, st.deriv)
 		buf.WriteString(",\n")
 		rows("force", st.force, st.deriv)
+		buf.WriteByte('}')
+	}
+	buf.WriteString("]}\n")
+}
+
+// encodeObjects inserts the "objects" section into the dump encodeDump
+// wrote (before its closing brace), one item per line; nothing when
+// objects is empty.
+func encodeObjects(buf *bytes.Buffer, objects []dumpObject) {
+	if len(objects) == 0 {
+		return
+	}
+	buf.Truncate(buf.Len() - len("}\n"))
+	buf.WriteString(",\n \"objects\": [")
+	for i, o := range objects {
+		if i > 0 {
+			buf.WriteString(",\n")
+		}
+		b, _ := json.Marshal(o.path)
+		buf.WriteString("\n  {\"path\": ")
+		buf.Write(b)
+		for _, a := range o.arrays {
+			fmt.Fprintf(buf, ",\n   %q: [", a.Name)
+			w := max(a.Width, 1)
+			for k := 0; k*w < len(a.Data); k++ {
+				if k > 0 {
+					buf.WriteString(",\n    ")
+				}
+				buf.WriteByte('[')
+				for c := 0; c < w && k*w+c < len(a.Data); c++ {
+					if c > 0 {
+						buf.WriteByte(',')
+					}
+					buf.Write(strconv.AppendFloat(buf.AvailableBuffer(), a.Data[k*w+c], 'g', -1, 64))
+				}
+				buf.WriteByte(']')
+			}
+			buf.WriteByte(']')
+		}
 		buf.WriteByte('}')
 	}
 	buf.WriteString("]}\n")

@@ -351,6 +351,10 @@ type tetSolid struct {
 	blocks      []int32
 	argVals     []float64
 	kblocksBody func(lo, hi int)
+
+	// plastic is the per-element plastic state (tet_plasticity.go), nil
+	// when plasticity is off.
+	plastic *plasticState
 }
 
 // Cell data names: the arrays the tetrahedral force fields give VTU
@@ -435,6 +439,7 @@ func (s *tetSolid) setup(mesh *tetElements, law material.Law, weight []float64, 
 	s.energyBody = s.energyRange
 	s.reported = nil
 	s.cellArrays = nil // sized at the first CellData
+	s.plastic = nil
 }
 
 // CellData implements visual.CellDataProvider: per tetrahedron, in the
@@ -445,7 +450,11 @@ func (s *tetSolid) setup(mesh *tetElements, law material.Law, weight []float64, 
 //     field substitutes its own definition (TetrahedronFEMForceField: the
 //     rotated linear stress);
 //   - "strainEnergyDensity" (J/m³): Ψ(F) per unit rest volume, so that
-//     Σ density·V_rest is the force field's potential energy.
+//     Σ density·V_rest is the force field's potential energy;
+//   - "plasticStrain" (6 components, εxx εyy εzz εxy εyz εxz), only with
+//     plasticity on (Plasticity): the element's plastic strain εₚ.
+//
+// With plasticity, F above is the elastic gradient Fₑ = F (I + εₚ)⁻¹.
 //
 // Both are scaled by the element's Eₑ/E like its forces. They are
 // computed here, in a parallel element loop, only when an exporter asks
@@ -462,6 +471,9 @@ func (s *tetSolid) CellData() map[string][]float64 {
 		s.cellCache = make([]float64, s.stride*(ne/elementGrain+1))
 		s.cellBody = s.cellRange
 		s.cellArrays = map[string][]float64{cellVonMises: s.vonMises, cellEnergyDensity: s.density}
+		if s.plastic != nil {
+			s.cellArrays[cellPlasticStrain] = s.plastic.strain
+		}
 	}
 	s.argX = s.state.Vec(graph.Position)
 	s.asm.elements(s.cellBody)

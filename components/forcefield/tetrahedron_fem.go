@@ -76,6 +76,12 @@ import (
 // SOFA's definition, the Cauchy stress to first order in the strain), and
 // "strainEnergyDensity" (J/m³ of rest volume), the method's Ψ above.
 //
+// Plasticity (plasticYieldThreshold, plasticMaxThreshold, plasticCreep;
+// off by default): SOFA's flow rule on a plastic strain per element,
+// applied once per step after the solve; see Plasticity. The plastic
+// strains are written to VTU cell data ("plasticStrain") and to the JSON
+// dump.
+//
 // Heterogeneous bodies: youngModulusPerElement (one E per tetrahedron, in
 // topology order) or regions (boxes or spheres with their own
 // youngModulus, tested against each rest centroid) scale each element's
@@ -91,6 +97,7 @@ import (
 type TetrahedronFEMForceField struct {
 	graph.ObjectBase
 	material.StiffnessMap
+	Plasticity
 	Method       string  `toml:"method" doc:"corotational formulation: small (linear FEM), large (rotation from the QR decomposition of F, conservative), polar (polar decomposition), svd (invertible: rotation from the sign-corrected SVD)" enum:"small,large,polar,svd"`
 	YoungModulus float64 `toml:"youngModulus" doc:"Young's modulus E (of the elements no region or per-element list overrides)" unit:"Pa" range:"(0,inf)"`
 	PoissonRatio float64 `toml:"poissonRatio" doc:"Poisson's ratio ν" range:"(-1,0.5)"`
@@ -119,7 +126,7 @@ func init() {
 	graph.Register(graph.TypeInfo{
 		Name:    "TetrahedronFEMForceField",
 		Kind:    graph.KindForceField,
-		Summary: "Corotational linear-elastic tetrahedral FEM (SOFA's TetrahedronFEMForceField): method small (linear), large (QR rotation, conservative), polar, or svd (invertible); exact or stiffness-warping tangent; per-element Young's modulus from regions or a list. VTU cell data: vonMisesStress (Pa, of the rotated linear stress) and strainEnergyDensity (J/m³ of rest volume).",
+		Summary: "Corotational linear-elastic tetrahedral FEM (SOFA's TetrahedronFEMForceField): method small (linear), large (QR rotation, conservative), polar, or svd (invertible); exact or stiffness-warping tangent; per-element Young's modulus from regions or a list. SOFA's plasticity (plasticYieldThreshold, plasticMaxThreshold, plasticCreep; off by default). VTU cell data: vonMisesStress (Pa, of the rotated linear stress), strainEnergyDensity (J/m³ of rest volume), plasticStrain (with plasticity).",
 		New:     func() graph.Object { return NewTetrahedronFEMForceField() },
 	})
 }
@@ -133,6 +140,7 @@ func NewTetrahedronFEMForceField() *TetrahedronFEMForceField {
 		YoungModulus: 5000,
 		PoissonRatio: 0.45,
 		Tangent:      "exact",
+		Plasticity:   defaultPlasticity(),
 	}
 }
 
@@ -165,6 +173,9 @@ func (c *TetrahedronFEMForceField) Validate() error {
 	if !(c.PoissonRatio > -1 && c.PoissonRatio < 0.5) {
 		return fmt.Errorf("poissonRatio = %g is out of range (-1, 0.5)", c.PoissonRatio)
 	}
+	if err := c.Plasticity.check(); err != nil {
+		return err
+	}
 	return c.CheckStiffnessMap()
 }
 
@@ -183,7 +194,27 @@ func (c *TetrahedronFEMForceField) Init() error {
 		return c.Wrap(err)
 	}
 	c.setup(mesh, w, st)
+	c.enablePlasticity(c.Plasticity, c.corotatedStrain())
 	return nil
+}
+
+// corotatedStrain returns the elastic strain of the flow rule
+// (Plasticity): sym(RᵀFₑ) − I with R the rotation of the method (I for
+// "small"), the strain rotatedLinearStress reports the stress of. The
+// returned function is not safe for concurrent use (one law cache).
+func (c *TetrahedronFEMForceField) corotatedStrain() func(Fe *geom.Mat3) geom.Mat3 {
+	cache := make([]float64, c.law.CacheSize())
+	P := make([]float64, 9)
+	method, law := c.method, c.law
+	return func(Fe *geom.Mat3) geom.Mat3 {
+		X := *Fe
+		if method != methodSmall {
+			law.StressCached(Fe[:], P, cache)
+			R := material.CachedRotation(cache)
+			tmulTo(&X, &R, Fe)
+		}
+		return X.Sym().Sub(geom.Identity3())
+	}
 }
 
 // setup picks the law of the method and binds the element machinery.

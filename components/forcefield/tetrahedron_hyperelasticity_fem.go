@@ -42,6 +42,12 @@ import (
 // or inverted element, where σ is undefined), and "strainEnergyDensity"
 // (J/m³ of rest volume), Ψ(F).
 //
+// Plasticity (plasticYieldThreshold, plasticMaxThreshold, plasticCreep;
+// off by default) is multiplicative: a plastic strain εₚ per element
+// deforms its rest shape, Fₑ = F (I + εₚ)⁻¹, updated once per step after
+// the solve by SOFA's flow rule on the Biot strain of Fₑ (see
+// Plasticity); written to VTU cell data ("plasticStrain") and the dump.
+//
 // It shares the element machinery with TetrahedronFEMForceField (tetSolid
 // in tet_kinematics.go): AddForce caches per element what the tangent
 // needs (AddDForce linearises at the x of the most recent AddForce);
@@ -51,6 +57,7 @@ import (
 type TetrahedronHyperelasticityFEMForceField struct {
 	graph.ObjectBase
 	material.StiffnessMap
+	Plasticity
 	MaterialName string  `toml:"materialName" doc:"hyperelastic law: StVenantKirchhoff, NeoHookean (Bonet–Wood; ln J extended below J = 0.2 so inverted elements are pushed back), StableNeoHookean (Smith et al. 2018, defined for every F)" enum:"StVenantKirchhoff,NeoHookean,StableNeoHookean"`
 	YoungModulus float64 `toml:"youngModulus" doc:"Young's modulus E (of the elements no region or per-element list overrides)" unit:"Pa" range:"(0,inf)"`
 	PoissonRatio float64 `toml:"poissonRatio" doc:"Poisson's ratio ν" range:"(-1,0.5)"`
@@ -62,7 +69,7 @@ func init() {
 	graph.Register(graph.TypeInfo{
 		Name:    "TetrahedronHyperelasticityFEMForceField",
 		Kind:    graph.KindForceField,
-		Summary: "Hyperelastic tetrahedral FEM (StVenantKirchhoff, NeoHookean, StableNeoHookean) with energy and exact tangent; per-element Young's modulus from regions or a list. VTU cell data: vonMisesStress (Pa, of the Cauchy stress J⁻¹PFᵀ) and strainEnergyDensity (J/m³ of rest volume).",
+		Summary: "Hyperelastic tetrahedral FEM (StVenantKirchhoff, NeoHookean, StableNeoHookean) with energy and exact tangent; per-element Young's modulus from regions or a list. Multiplicative plasticity with SOFA's fields (plasticYieldThreshold, plasticMaxThreshold, plasticCreep; off by default). VTU cell data: vonMisesStress (Pa, of the Cauchy stress J⁻¹PFᵀ), strainEnergyDensity (J/m³ of rest volume), plasticStrain (with plasticity).",
 		New:     func() graph.Object { return NewTetrahedronHyperelasticityFEMForceField() },
 	})
 }
@@ -76,6 +83,7 @@ func NewTetrahedronHyperelasticityFEMForceField() *TetrahedronHyperelasticityFEM
 		MaterialName: material.NameStVenantKirchhoff,
 		YoungModulus: 5000,
 		PoissonRatio: 0.45,
+		Plasticity:   defaultPlasticity(),
 	}
 }
 
@@ -97,6 +105,9 @@ func (c *TetrahedronHyperelasticityFEMForceField) Validate() error {
 	}
 	if !(c.PoissonRatio > -1 && c.PoissonRatio < 0.5) {
 		return fmt.Errorf("poissonRatio = %g is out of range (-1, 0.5)", c.PoissonRatio)
+	}
+	if err := c.Plasticity.check(); err != nil {
+		return err
 	}
 	return c.CheckStiffnessMap()
 }
@@ -120,6 +131,7 @@ func (c *TetrahedronHyperelasticityFEMForceField) Init() error {
 		return c.Wrap(err)
 	}
 	c.setup(mesh, law, w, st, nil, nil)
+	c.enablePlasticity(c.Plasticity, biotStrain)
 	return nil
 }
 
