@@ -319,6 +319,9 @@ type dumpJSON struct {
 		Velocity [][]float64 `json:"velocity"`
 		Force    [][]float64 `json:"force"`
 	} `json:"states"`
+	// Objects is the optional internal-state section (plastic strains):
+	// a path and arrays of rows per object.
+	Objects []map[string]json.RawMessage `json:"objects"`
 }
 
 func readDump(t *testing.T, path string) dumpJSON {
