@@ -62,7 +62,7 @@ name = "b"
 		rng := rand.New(rand.NewPCG(5, 9))
 		eps := make([]float64, 6*ff.NumElements())
 		for i := range eps {
-			eps[i] = 0.05 * (2*rng.Float64() - 1) / 3 // ‖εₚ‖ ≤ 0.05·√6/3·… < 0.1
+			eps[i] = 0.05 * (2*rng.Float64() - 1) / 3 // |entries| ≤ 0.05/3, so ‖εₚ‖ ≤ 0.05 < max
 		}
 		if err := ff.SetPlasticStrain(eps); err != nil {
 			t.Fatal(err)
