@@ -14,7 +14,7 @@ import (
 // face diagonals), damped, at a configuration jittered by a third of the
 // spacing (every spring stretched or compressed, so the transverse terms
 // are not zero), with random velocities.
-func springNetwork100k(b *testing.B) (*forcefield.SpringForceField, [][]float64, [][]float64) {
+func springNetwork100k(b testing.TB) (*forcefield.SpringForceField, [][]float64, [][]float64) {
 	const n, springs = 30, 100_000
 	s := graphtest.MustLoad(b, "net.toml", `
 [[node]]
@@ -106,4 +106,31 @@ func BenchmarkSpringForceFieldAddDForce100k(b *testing.B) {
 		sf.AddDForce(dfs, dxs, -0.01, -0.1)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e5, "ns/spring")
+}
+
+// TestSpringForceFieldWorkersBitwise: forces and force differentials of
+// the 100,000-spring network are bitwise the same on one worker and on
+// four (per-spring results gathered per point in a fixed order).
+func TestSpringForceFieldWorkersBitwise(t *testing.T) {
+	if testing.Short() {
+		t.Skip("100,000 springs")
+	}
+	var results [2][2][]float64
+	for w, workers := range []int{1, 4} {
+		sf, xs, vs := springNetwork100k(t)
+		sf.SetWorkers(workers)
+		f := [][]float64{make([]float64, len(xs[0]))}
+		sf.AddForce(f, xs, vs)
+		dx := [][]float64{graphtest.RandomDeriv(rand.New(rand.NewPCG(5, 6)), len(xs[0]), 1)}
+		df := [][]float64{make([]float64, len(xs[0]))}
+		sf.AddDForce(df, dx, -0.3, -0.1)
+		results[w] = [2][]float64{f[0], df[0]}
+	}
+	for k, name := range []string{"AddForce", "AddDForce"} {
+		for i := range results[0][k] {
+			if results[0][k][i] != results[1][k][i] {
+				t.Fatalf("%s differs at %d between 1 and 4 workers: %.17g vs %.17g", name, i, results[0][k][i], results[1][k][i])
+			}
+		}
+	}
 }
