@@ -346,3 +346,31 @@ name = "n"
 		}
 	}
 }
+
+// TestSpringForceFieldOps: the two-state springs inside a scene's
+// traversals (graph.Ops gathers interaction force fields from any node):
+// the whole-tree df equals the finite difference of the whole-tree force.
+func TestSpringForceFieldOps(t *testing.T) {
+	s := graphtest.MustLoad(t, "pair.toml", twoStateScene)
+	rng := rand.New(rand.NewPCG(21, 22))
+	for _, st := range s.Ops().Independent() {
+		x := st.Vec(graph.Position)
+		for i := range x {
+			x[i] += 0.3 * (2*rng.Float64() - 1)
+		}
+	}
+	ops := s.Ops()
+	f := ops.AllocDeriv()
+	defer ops.Free(f)
+	ops.ComputeForce(f)
+	norm := 0.0
+	for _, st := range ops.Independent() {
+		for _, v := range st.Vec(f) {
+			norm += v * v
+		}
+	}
+	if !(norm > 1) {
+		t.Fatalf("the springs exert no force in the scene's traversal (|f|² = %g)", norm)
+	}
+	graphtest.CheckOps(t, ops, graphtest.Options{Tolerance: 1e-7})
+}
