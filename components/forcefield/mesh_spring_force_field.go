@@ -3,14 +3,17 @@ package forcefield
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 
+	"github.com/sofago/sofago/geom"
 	"github.com/sofago/sofago/graph"
 )
 
 // MeshSpringForceField (SOFA's name) is a mass–spring model built from the
 // topology of its node: a spring along every edge of its tetrahedra and/or
-// triangles, rest length the edge's rest length, plus optionally the
-// altitude springs of every tetrahedron (altitudeSprings below).
+// triangles and between the corners of its hexahedra, rest length the
+// rest distance, plus optionally the altitude springs of every
+// tetrahedron (altitudeSprings below).
 //
 // Edge stiffness: tetrahedraStiffness (N/m, SOFA's field) gives every
 // tetrahedron edge the same spring; youngModulus E instead gives edge e
@@ -31,6 +34,21 @@ import (
 // C₁₁₁₁ = 13/9 E, C₁₁₂₂ = C₁₁₁₂ = 5/18 E, C₁₁₂₃ = 1/9 E (README), so a
 // bar stretched along a grid axis under uniaxial stress shows an
 // apparent modulus 30/29 E (+3.4%), a Poisson ratio 1/29 and some shear.
+// Hexahedra (SOFA's cubes: a topology serving graph.HexahedronTopology,
+// e.g. RegularGridTopology with elements = "hexahedra") get a spring
+// between every pair of their 8 corners, as SOFA's MeshSpringForceField
+// does: 12 edges, 12 face diagonals, 4 body diagonals. cubesStiffness
+// gives them all the same stiffness; with youngModulus, spring e gets
+// k_e = E · Σ_{h ∋ e} α_e V_h / l_e² with α = 0.15 (edges), 0.2 (face
+// diagonals), 0.45 (body diagonals). The shares add up to 6 per
+// hexahedron, so a uniform dilation costs 3Eε²V on any hexahedral mesh,
+// as for tetrahedra; and on cubic cells these weights make the network
+// exactly isotropic — C₁₁₁₁ = 1.2 E, C₁₁₂₂ = C₁₂₁₂ = 0.4 E, every
+// coupling term zero (the cube's ± diagonals cancel them) — i.e. Young's
+// modulus E and ν = ¼, the only isotropic solid central springs can make
+// (the family of isotropic weights is 4α_edge = α_face + 8α_body/9 with
+// α_face + 4α_body/9 = 0.4; this member keeps every spring). On
+// rectangular cells of unequal sides the network is anisotropic.
 // trianglesStiffness (N/m) puts a spring on every edge of the node's
 // triangles (the boundary of a tetrahedral mesh, or a surface mesh such
 // as a RegularGridTopology with one axis of n = 1: cloth). An edge of
@@ -44,9 +62,11 @@ type MeshSpringForceField struct {
 	graph.ObjectBase
 	TetrahedraStiffness float64 `toml:"tetrahedraStiffness" doc:"stiffness of the spring on every tetrahedron edge (or youngModulus)" unit:"N/m" range:"[0,inf)"`
 	TetrahedraDamping   float64 `toml:"tetrahedraDamping" doc:"damping along every tetrahedron edge spring" unit:"N·s/m" range:"[0,inf)"`
-	YoungModulus        float64 `toml:"youngModulus" doc:"Young's modulus E giving tetrahedron edge e the stiffness E·Σ V_t/l_e² of its share of the volume (instead of tetrahedraStiffness)" unit:"Pa" range:"[0,inf)"`
+	YoungModulus        float64 `toml:"youngModulus" doc:"Young's modulus E giving each tetrahedron edge e the stiffness E·Σ V_t/l_e² of its share of the volume (instead of tetrahedraStiffness), and each hexahedron spring E·Σ α V_h/l_e² (α = 0.15 edges, 0.2 face and 0.45 body diagonals; instead of cubesStiffness)" unit:"Pa" range:"[0,inf)"`
 	TrianglesStiffness  float64 `toml:"trianglesStiffness" doc:"stiffness of the spring on every triangle edge (surface meshes, or the boundary of a volume mesh)" unit:"N/m" range:"[0,inf)"`
 	TrianglesDamping    float64 `toml:"trianglesDamping" doc:"damping along every triangle edge spring" unit:"N·s/m" range:"[0,inf)"`
+	CubesStiffness      float64 `toml:"cubesStiffness" doc:"stiffness of the spring between every pair of corners of a hexahedron (or youngModulus)" unit:"N/m" range:"[0,inf)"`
+	CubesDamping        float64 `toml:"cubesDamping" doc:"damping along every hexahedron spring" unit:"N·s/m" range:"[0,inf)"`
 	AltitudeSprings     bool    `toml:"altitudeSprings" doc:"add the four point–face and three edge–edge altitude springs of every tetrahedron (signed altitudes: they resist flattening and inversion)"`
 	AltitudeStiffness   float64 `toml:"altitudeStiffness" doc:"stiffness of every altitude spring" unit:"N/m" range:"[0,inf)"`
 
@@ -69,8 +89,8 @@ func init() {
 
 // Validate checks the fields that do not need the topology.
 func (c *MeshSpringForceField) Validate() error {
-	if c.YoungModulus > 0 && c.TetrahedraStiffness > 0 {
-		return errors.New("give tetrahedraStiffness or youngModulus, not both")
+	if c.YoungModulus > 0 && (c.TetrahedraStiffness > 0 || c.CubesStiffness > 0) {
+		return errors.New("give tetrahedraStiffness/cubesStiffness or youngModulus, not both")
 	}
 	if c.AltitudeSprings && !(c.AltitudeStiffness > 0) {
 		return errors.New("altitudeSprings = true needs a positive altitudeStiffness")
@@ -78,8 +98,8 @@ func (c *MeshSpringForceField) Validate() error {
 	if !c.AltitudeSprings && c.AltitudeStiffness > 0 {
 		return errors.New("altitudeStiffness is given but altitudeSprings is false")
 	}
-	if c.TetrahedraStiffness == 0 && c.YoungModulus == 0 && c.TrianglesStiffness == 0 && !c.AltitudeSprings {
-		return errors.New("no springs: give tetrahedraStiffness or youngModulus (tetrahedron edges), trianglesStiffness (triangle edges), or altitudeSprings")
+	if c.TetrahedraStiffness == 0 && c.YoungModulus == 0 && c.TrianglesStiffness == 0 && c.CubesStiffness == 0 && !c.AltitudeSprings {
+		return errors.New("no springs: give tetrahedraStiffness or youngModulus (tetrahedron edges), cubesStiffness (hexahedra), trianglesStiffness (triangle edges), or altitudeSprings")
 	}
 	return nil
 }
@@ -106,10 +126,17 @@ func (c *MeshSpringForceField) initialise() error {
 	c.state = st
 	rest := st.Vec(graph.RestPosition)
 	np := st.Size()
-	tets, tris := topo.Tetrahedra(), topo.Triangles()
-	useTets := c.TetrahedraStiffness > 0 || c.TetrahedraDamping > 0 || c.YoungModulus > 0 || c.AltitudeSprings
+	tets, tris, hexes := topo.Tetrahedra(), topo.Triangles(), graph.HexahedraOf(topo)
+	useHexes := c.CubesStiffness > 0 || c.CubesDamping > 0 || (c.YoungModulus > 0 && len(hexes) > 0)
+	if useHexes && len(hexes) == 0 {
+		return fmt.Errorf("cubesStiffness is given but topology %q has no hexahedra", topo.Base().Path())
+	}
+	if c.YoungModulus > 0 && len(tets) == 0 && len(hexes) == 0 {
+		return fmt.Errorf("youngModulus gives the springs of tetrahedra and hexahedra, but topology %q has neither", topo.Base().Path())
+	}
+	useTets := c.TetrahedraStiffness > 0 || c.TetrahedraDamping > 0 || (c.YoungModulus > 0 && len(tets) > 0) || c.AltitudeSprings
 	if useTets && len(tets) == 0 {
-		return fmt.Errorf("tetrahedron springs are asked for (tetrahedraStiffness, youngModulus or altitudeSprings) but topology %q has no tetrahedra", topo.Base().Path())
+		return fmt.Errorf("tetrahedron springs are asked for (tetrahedraStiffness, tetrahedraDamping or altitudeSprings) but topology %q has no tetrahedra", topo.Base().Path())
 	}
 	useTris := c.TrianglesStiffness > 0 || c.TrianglesDamping > 0
 	if useTris && len(tris) == 0 {
@@ -124,10 +151,12 @@ func (c *MeshSpringForceField) initialise() error {
 	}
 	// Edges in order of first appearance: tetrahedra, then triangles.
 	type edgeInfo struct {
-		a, b  int
-		share float64 // Σ V_t of the tetrahedra around it
-		inTet bool
-		inTri bool
+		a, b     int
+		share    float64 // Σ V_t of the tetrahedra around it
+		hexShare float64 // Σ α V_h of the hexahedra around it
+		inTet    bool
+		inHex    bool
+		inTri    bool
 	}
 	index := map[[2]int]int{}
 	var edges []edgeInfo
@@ -163,6 +192,24 @@ func (c *MeshSpringForceField) initialise() error {
 			}
 		}
 	}
+	if useHexes {
+		for h, hex := range hexes {
+			if err := check("hexahedron", h, hex[:]); err != nil {
+				return err
+			}
+			vol := geom.HexVolume(rest, hex)
+			if !(vol > 0) {
+				return fmt.Errorf("hexahedron %d has volume %g at rest: it must be positively oriented", h, vol)
+			}
+			for i := 0; i < 8; i++ {
+				for j := i + 1; j < 8; j++ {
+					e := edge(hex[i], hex[j])
+					e.inHex = true
+					e.hexShare += hexSpringShare[bits.OnesCount(uint(hexCornerBits[i]^hexCornerBits[j]))] * vol
+				}
+			}
+		}
+	}
 	if useTris {
 		for t, tri := range tris {
 			if err := check("triangle", t, tri[:]); err != nil {
@@ -185,6 +232,14 @@ func (c *MeshSpringForceField) initialise() error {
 				d.k = c.YoungModulus * e.share / (d.l0 * d.l0)
 			} else {
 				d.k = c.TetrahedraStiffness
+			}
+		}
+		if e.inHex {
+			d.c += c.CubesDamping
+			if c.YoungModulus > 0 {
+				d.k += c.YoungModulus * e.hexShare / (d.l0 * d.l0)
+			} else {
+				d.k += c.CubesStiffness
 			}
 		}
 		if e.inTri {
@@ -210,6 +265,17 @@ func (c *MeshSpringForceField) initialise() error {
 	}
 	return nil
 }
+
+// hexCornerBits gives the grid offsets bx + 2·by + 4·bz of the corners of
+// a hexahedron in VTK order (graph.HexahedronTopology): two corners are
+// joined by an edge, a face diagonal or a body diagonal as their offsets
+// differ in 1, 2 or 3 bits.
+var hexCornerBits = [8]int{0, 1, 3, 2, 4, 5, 7, 6}
+
+// hexSpringShare is the share α of a hexahedron's volume given to a spring
+// by the number of axes its corners differ along (1 edge, 2 face
+// diagonal, 3 body diagonal): 12·0.15 + 12·0.2 + 4·0.45 = 6.
+var hexSpringShare = [4]float64{0, 0.15, 0.2, 0.45}
 
 func sorted2(i, j int) [2]int {
 	if i > j {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sofago/sofago/components/forcefield"
+	"github.com/sofago/sofago/geom"
 	"github.com/sofago/sofago/graph"
 	"github.com/sofago/sofago/graph/graphtest"
 )
@@ -214,9 +215,12 @@ name = "block"
   name = "springs"
   youngModulus = 200000
 `
+	hexGrid := strings.Replace(meshSpringScene([3]int{4, 3, 5}, [3]float64{0.3, 0.25, 0.6}, "  youngModulus = 200000\n"),
+		"  n = [4, 3, 5]\n", "  n = [4, 3, 5]\n  elements = \"hexahedra\"\n", 1)
 	for name, text := range map[string]string{
-		"grid":     meshSpringScene([3]int{4, 3, 5}, [3]float64{0.3, 0.25, 0.6}, "  youngModulus = 200000\n"),
-		"cylinder": cyl,
+		"grid":      meshSpringScene([3]int{4, 3, 5}, [3]float64{0.3, 0.25, 0.6}, "  youngModulus = 200000\n"),
+		"cylinder":  cyl,
+		"hexahedra": hexGrid,
 	} {
 		t.Run(name, func(t *testing.T) {
 			// Named in this folder, so the mesh path resolves from here.
@@ -228,6 +232,9 @@ name = "block"
 			V := 0.0
 			for _, tet := range topo.Tetrahedra() {
 				V += tetVolume(rest, tet)
+			}
+			for _, hex := range graph.HexahedraOf(topo) {
+				V += geom.HexVolume(rest, hex)
 			}
 			energy := func(e float64) float64 {
 				x := make([]float64, len(rest))
@@ -259,9 +266,52 @@ name = "block"
 // taken at ε = 1e-4 as the mean of ±ε (odd terms cancel): the quartic
 // terms leave ε² = 1e-8 of the entries (at most 13/9 E), hence 2e-8 E.
 func TestMeshSpringKuhnStiffness(t *testing.T) {
+	closed := [6][6]float64{
+		{26. / 18, 5. / 18, 5. / 18, 2. / 18, 5. / 18, 5. / 18},
+		{5. / 18, 26. / 18, 5. / 18, 5. / 18, 2. / 18, 5. / 18},
+		{5. / 18, 5. / 18, 26. / 18, 5. / 18, 5. / 18, 2. / 18},
+		{2. / 18, 5. / 18, 5. / 18, 5. / 18, 2. / 18, 2. / 18},
+		{5. / 18, 2. / 18, 5. / 18, 2. / 18, 5. / 18, 2. / 18},
+		{5. / 18, 5. / 18, 2. / 18, 2. / 18, 2. / 18, 5. / 18},
+	}
+	checkNetworkTensor(t, "  youngModulus = 1e6\n", closed)
+}
+
+// TestMeshSpringHexahedraIsotropic: on hexahedral cubic cells
+// (RegularGridTopology with elements = "hexahedra"), youngModulus gives the
+// 28 springs of each cube the shares 0.15 (edges), 0.2 (face diagonals)
+// and 0.45 (body diagonals) of its volume, which makes the network the
+// isotropic solid of Young's modulus E and ν = ¼: λ = μ = 0.4 E,
+// C₁₁₁₁ = λ + 2μ = 1.2 E, C₁₁₂₂ = λ, C₂₃₂₃ = μ, every coupling 0 (with
+// E_x = 4a + 2f + 4b/9, C₁₁₂₂ = f + 4b/9 summed over a cube's springs).
+func TestMeshSpringHexahedraIsotropic(t *testing.T) {
+	var iso [6][6]float64
+	for p := 0; p < 3; p++ {
+		for q := 0; q < 3; q++ {
+			iso[p][q] = 0.4
+		}
+		iso[p][p] = 1.2
+		iso[p+3][p+3] = 0.4
+	}
+	checkNetworkTensor(t, "  youngModulus = 1e6\n", iso, `  elements = "hexahedra"`)
+}
+
+// checkNetworkTensor measures the homogenised stiffness tensor of the
+// spring network of a MeshSpringForceField with the given fields (E =
+// 1e6 Pa) on a 3×3×3 grid of cubic cells from the energies of affine
+// strains, and compares it with want (Voigt order xx, yy, zz, yz, xz, xy,
+// tensor shears, in units of E). The energies are taken at ε = 1e-4 as
+// the mean of ±ε (odd terms cancel): the quartic terms leave ε² = 1e-8
+// of the entries (at most 13/9 E), hence 2e-8 E.
+func checkNetworkTensor(t *testing.T, fields string, want [6][6]float64, gridFields ...string) {
+	t.Helper()
 	const E, eps = 1e6, 1e-4
 	h := 0.1
-	s := graphtest.MustLoad(t, "kuhn.toml", meshSpringScene([3]int{4, 4, 4}, [3]float64{3 * h, 3 * h, 3 * h}, "  youngModulus = 1e6\n"))
+	text := meshSpringScene([3]int{4, 4, 4}, [3]float64{3 * h, 3 * h, 3 * h}, fields)
+	if len(gridFields) > 0 {
+		text = strings.Replace(text, "  n = [4, 4, 4]\n", "  n = [4, 4, 4]\n"+strings.Join(gridFields, "\n")+"\n", 1)
+	}
+	s := graphtest.MustLoad(t, "tensor.toml", text)
 	ms := graphtest.Find[*forcefield.MeshSpringForceField](t, s, "block/springs")
 	st := graphtest.Find[graph.State](t, s, "block/dofs")
 	rest := st.Vec(graph.RestPosition)
@@ -293,8 +343,6 @@ func TestMeshSpringKuhnStiffness(t *testing.T) {
 		}
 		return e
 	}
-	// W(ε) = ½ V ε:C:ε with tensor strains: for ε = a·E_p + b·E_q
-	// (E_p the symmetric unit of Voigt entry p), C_pq from polarisation.
 	sum := func(a, b [3][3]float64) [3][3]float64 {
 		for i := range a {
 			for j := range a[i] {
@@ -303,26 +351,20 @@ func TestMeshSpringKuhnStiffness(t *testing.T) {
 		}
 		return a
 	}
+	// W(ε) = ½ V ε:C:ε with tensor strains: for the unit strain E_p of
+	// Voigt entry p (two entries for a shear), ε:C:ε = mult(p)² C_pp, and
+	// the cross term of E_p + E_q is 2·mult(p)·mult(q)·C_pq.
 	mult := func(p int) float64 {
 		if p >= 3 {
-			return 2 // E_p has two entries
+			return 2
 		}
 		return 1
-	}
-	closed := [6][6]float64{
-		{26. / 18, 5. / 18, 5. / 18, 2. / 18, 5. / 18, 5. / 18},
-		{5. / 18, 26. / 18, 5. / 18, 5. / 18, 2. / 18, 5. / 18},
-		{5. / 18, 5. / 18, 26. / 18, 5. / 18, 5. / 18, 2. / 18},
-		{2. / 18, 5. / 18, 5. / 18, 5. / 18, 2. / 18, 2. / 18},
-		{5. / 18, 2. / 18, 5. / 18, 2. / 18, 5. / 18, 2. / 18},
-		{5. / 18, 5. / 18, 2. / 18, 2. / 18, 2. / 18, 5. / 18},
 	}
 	worst := 0.0
 	for p := 0; p < 6; p++ {
 		for q := p; q < 6; q++ {
 			wpq := energy(sum(unit(p, eps), unit(q, eps)))
 			wp, wq := energy(unit(p, eps)), energy(unit(q, eps))
-			// ε:C:ε for unit E_p has mult(p)² C_pp; cross term 2·mult(p)·mult(q)·C_pq.
 			var c float64
 			if p == q {
 				c = 2 * wp / (V * eps * eps * mult(p) * mult(p))
@@ -330,13 +372,13 @@ func TestMeshSpringKuhnStiffness(t *testing.T) {
 				c = (wpq - wp - wq) / (V * eps * eps * mult(p) * mult(q))
 			}
 			c /= E
-			worst = math.Max(worst, math.Abs(c-closed[p][q]))
-			if math.Abs(c-closed[p][q]) > 2e-8 {
-				t.Errorf("C[%d][%d] = %.10f E, closed form %.10f E", p, q, c, closed[p][q])
+			worst = math.Max(worst, math.Abs(c-want[p][q]))
+			if math.Abs(c-want[p][q]) > 2e-8 {
+				t.Errorf("C[%d][%d] = %.10f E, closed form %.10f E", p, q, c, want[p][q])
 			}
 		}
 	}
-	t.Logf("largest deviation from the closed-form tensor: %.2g E", worst)
+	t.Logf("%d springs: largest deviation from the closed-form tensor %.2g E", ms.NumSprings(), worst)
 }
 
 func tetVolume(x []float64, t [4]int) float64 {
@@ -369,6 +411,8 @@ name = "n"
 	}
 	for _, c := range []struct{ text, want string }{
 		{grid("[3, 3, 1]", "  tetrahedraStiffness = 10\n"), "has no tetrahedra"},
+		{grid("[3, 3, 1]", "  youngModulus = 1e3\n"), "has neither"},
+		{grid("[3, 3, 1]", "  cubesStiffness = 10\n"), "has no hexahedra"},
 		{grid("[3, 3, 1]", "  altitudeSprings = true\n  altitudeStiffness = 5\n"), "has no tetrahedra"},
 		{grid("[3, 3, 1]", "  altitudeSprings = true\n"), "needs a positive altitudeStiffness"},
 		{grid("[3, 3, 1]", ""), "no springs"},
@@ -450,5 +494,43 @@ name = "sheet"
 	}
 	if w := bs.PotentialEnergy(x); !(w > 0) {
 		t.Errorf("folded sheet: bending energy %g, want > 0", w)
+	}
+}
+
+// TestMeshSpringHexahedraFixture: springs between every pair of corners of
+// the hexahedra of a 2×2×1-cell grid (12 + 12 + 4 per cube, shared ones
+// once), through the fixture at random configurations.
+func TestMeshSpringHexahedraFixture(t *testing.T) {
+	text := strings.Replace(meshSpringScene([3]int{3, 3, 2}, [3]float64{1, 0.8, 0.5}, "  cubesStiffness = 300\n  cubesDamping = 0.7\n"),
+		"  n = [3, 3, 2]\n", "  n = [3, 3, 2]\n  elements = \"hexahedra\"\n", 1)
+	s := graphtest.MustLoad(t, "hex.toml", text)
+	ms := graphtest.Find[*forcefield.MeshSpringForceField](t, s, "block/springs")
+	// One spring per distinct pair of corners of some hexahedron.
+	pairs := map[[2]int]bool{}
+	for _, hx := range graph.HexahedraOf(graphtest.Find[graph.State](t, s, "block/dofs").Base().Node.Topology()) {
+		for i := 0; i < 8; i++ {
+			for j := i + 1; j < 8; j++ {
+				a, b := hx[i], hx[j]
+				if a > b {
+					a, b = b, a
+				}
+				pairs[[2]int{a, b}] = true
+			}
+		}
+	}
+	if len(pairs) == 0 || ms.NumSprings() != len(pairs) {
+		t.Fatalf("%d springs for %d distinct corner pairs", ms.NumSprings(), len(pairs))
+	}
+	rest := append([]float64(nil), graphtest.Find[graph.State](t, s, "block/dofs").Vec(graph.RestPosition)...)
+	rng := rand.New(rand.NewPCG(15, 16))
+	for trial := 0; trial < 3; trial++ {
+		x := append([]float64(nil), rest...)
+		for i := range x {
+			x[i] += 0.1 * (2*rng.Float64() - 1)
+		}
+		v := graphtest.RandomDeriv(rng, len(x), 1)
+		checkSpringFixture(t, ms, x, v, uint64(trial+1))
+		checkBalance(t, ms, x, v)
+		checkAssembled(t, ms, x)
 	}
 }
