@@ -125,7 +125,7 @@ var sofaNames = []SOFAName{
 	{Name: "CorotationalStrainMapping", Status: SOFAEquivalent, Use: "DeformationGradientForceField", Note: "the strain measure is the force field's law: materialName = CorotationalLinear"},
 	{Name: "GreenStrainMapping", Status: SOFAEquivalent, Use: "DeformationGradientForceField", Note: "the strain measure is the force field's law: materialName = StVenantKirchhoff"},
 	{Name: "StiffSpringForceField", Status: SOFAEquivalent, Use: "SpringForceField", Note: stiffSpringNote},
-	{Name: "RegularGridSpringForceField", Status: SOFAEquivalent, Use: "MeshSpringForceField", Note: "springs on the edges of the grid's tetrahedra (or of a flat grid's triangles): MeshSpringForceField on a RegularGridTopology"},
+	{Name: "RegularGridSpringForceField", Status: SOFAEquivalent, Use: "MeshSpringForceField", Note: "MeshSpringForceField on a RegularGridTopology: with elements = \"hexahedra\" and cubesStiffness (or youngModulus), a spring between every pair of corners of each cell; on a flat grid (n = 1 along one axis), trianglesStiffness"},
 	{Name: "TriangleBendingSprings", Status: SOFAEquivalent, Use: "TriangularBendingSprings", Note: "the same springs across the interior edges of a triangle surface"},
 	{Name: "FastTriangularBendingSprings", Status: SOFANotImplemented, Use: "TriangularBendingSprings", Note: "the quadratic bending model is not implemented; TriangularBendingSprings resists bending with a spring across each interior edge"},
 	{Name: "TriangularFEMForceField", Status: SOFANotImplemented, Note: "membrane (triangle) elements are not implemented: model the sheet as a thin layer of tetrahedra"},
