@@ -70,7 +70,7 @@ type BeamFEMForceField struct {
 	Width            float64  `toml:"width" doc:"width of a rectangular section, along each frame's local y axis (with height, instead of radius)" unit:"m" range:"[0,inf)"`
 	Height           float64  `toml:"height" doc:"height of a rectangular section, along each frame's local z axis" unit:"m" range:"[0,inf)"`
 	ShearCoefficient float64  `toml:"shearCoefficient" doc:"Timoshenko shear coefficient κ (default: Cowper's for the section)" range:"[0,inf)"`
-	Symmetric        bool     `toml:"symmetricTangent" doc:"use the symmetric part of the tangent (drop the skew part of the turning-director term, the element's torques): exact at equilibria without applied torques; for iterative linear solvers in dynamics"`
+	Symmetric        bool     `toml:"symmetricTangent" doc:"use the symmetric part of the tangent (drop the skew part of the turning-director term, the element's torques): exact at equilibria without applied torques; set it for implicit dynamics with SparseCholeskySolver, which factorises one triangle of the matrix"`
 	Edges            [][2]int `toml:"edges" doc:"the elements as pairs of frame indices (default: the chain 0–1, 1–2, ..., n−2–n−1 over all frames of the state)" range:"[0,inf)"`
 
 	state  graph.State
