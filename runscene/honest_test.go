@@ -80,7 +80,7 @@ func TestExitStatuses(t *testing.T) {
 			[]string{"^" + warnCG5 + `\(accepted by -allow-unconverged\)$`}, `(?m)^beam/EulerImplicitSolver +20 `},
 		{"linear solve unconverged, quiet", []string{"-quiet", "-steps", "20", cg5}, 3, []string{"^" + warnCG5}, ""},
 		{"Newton unconverged (StaticSolver)", []string{newton1}, 3,
-			[]string{"^" + regexp.QuoteMeta(newton1) + `:12: warning: solver "beam/StaticSolver": 1 of 1 steps did not converge \(Newton: 1, linear solves: 0\)`},
+			[]string{"^" + regexp.QuoteMeta(newton1) + fmt.Sprintf(":%d: ", objectLine(t, newton1, "StaticSolver")) + `warning: solver "beam/StaticSolver": 1 of 1 steps did not converge \(Newton: 1, linear solves: 0\)`},
 			`(?m)^beam/StaticSolver +1 +1\.0 +\S+ +\d+\.0 +\d+ +\S+ +1$`},
 		{"Newton unconverged (NewmarkImplicitSolver)", []string{"-steps", "20", newmark2}, 3,
 			[]string{"^" + regexp.QuoteMeta(newmark2) + fmt.Sprintf(":%d: ", objectLine(t, newmark2, "NewmarkImplicitSolver")) + `warning: solver "beam/NewmarkImplicitSolver": 20 of 20 steps did not converge \(Newton: 20, linear solves: 0\)`},
