@@ -8,6 +8,7 @@
 # of each. Prints one line per scene (old s, new s, ratio, exit statuses) and
 # the totals. Exit status 3 (a solve did not converge) is timed like 0 and
 # shown; any other failure is shown and the scene left out of the totals.
+# SCENES="a.toml b.toml" times only those.
 #
 # Example (the issue-13 figure in README "Linear solvers"):
 #   git worktree add /tmp/base 80ebe8c && (cd /tmp/base && go build -o /tmp/before ./cmd/runscene)
@@ -35,6 +36,7 @@ printf '%-32s %10s %10s %8s %s\n' scene old_s new_s ratio exit_old/new
 totold=0; totnew=0
 for f in "$newdir"/*.toml; do
 	s=$(basename "$f")
+	if [ -n "${SCENES:-}" ] && [[ " $SCENES " != *" $s "* ]]; then continue; fi
 	[ -f "$olddir/$s" ] || { printf '%-32s (new scene, not timed)\n' "$s"; continue; }
 	bo=; bn=; ro=; rn=
 	for ((i = 0; i < reps; i++)); do
