@@ -571,3 +571,55 @@ func elementScales(m *cellElements, h *material.StiffnessMap, kind string, E flo
 	}
 	return sc, nil
 }
+
+// PointRotations implements graph.PointRotations (for warping
+// preconditioners): the rotation of every point is the polar factor of
+// the volume-weighted mean deformation gradient of its elements at the
+// state's current position (each element's F averaged over its
+// quadrature points), the identity for a point in none — as the
+// tetrahedral force fields give it.
+func (s *cellSolid) PointRotations(out []float64) bool {
+	if s.mesh == nil || len(out) < 9*s.mesh.numPoints {
+		return false
+	}
+	m := s.mesh
+	x := s.state.Vec(graph.Position)
+	ne := m.numElements()
+	meanF := make([]geom.Mat3, ne) // Σ_q w_q F_q (volume-weighted sum)
+	var F [9]float64
+	for e := 0; e < ne; e++ {
+		for g := int(m.qpStart[e]); g < int(m.qpStart[e+1]); g++ {
+			m.gradientTo(e, g, x, F[:])
+			for i := range F {
+				meanF[e][i] += m.w[g] * F[i]
+			}
+		}
+	}
+	elemOf := make([]int32, len(m.nodes))
+	for e := 0; e < ne; e++ {
+		for sl := m.nodeStart[e]; sl < m.nodeStart[e+1]; sl++ {
+			elemOf[sl] = int32(e)
+		}
+	}
+	for v := 0; v < m.numPoints; v++ {
+		var sum geom.Mat3
+		wsum := 0.0
+		for _, sl := range m.incSlot[m.incStart[v]:m.incStart[v+1]] {
+			e := elemOf[sl]
+			sum = sum.Add(meanF[e])
+			wsum += m.vol[e]
+		}
+		R := geom.Identity3()
+		if wsum > 0 {
+			R = geom.PolarRotation(sum)
+		}
+		copy(out[9*v:9*v+9], R[:])
+	}
+	return true
+}
+
+var (
+	_ graph.PointRotations          = (*cellSolid)(nil)
+	_ graph.StiffnessBlockAssembler = (*cellSolid)(nil)
+	_ graph.StiffnessAssembler      = (*cellSolid)(nil)
+)

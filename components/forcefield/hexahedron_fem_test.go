@@ -439,3 +439,22 @@ func TestHexInitErrors(t *testing.T) {
 		t.Errorf("bad method: error %v", err)
 	}
 }
+
+// TestHexPointRotations: under a rigid rotation Q of a deformed-free body
+// every point's rotation is Q (the polar factor of Q·I), to rounding.
+func TestHexPointRotations(t *testing.T) {
+	s := loadHex(t, [3]int{3, 3, 2}, [3]float64{0.2, 0.2, 0.1}, "HexahedronFEMForceField", `method = "polar"`)
+	Q := randomRotation(rand.New(rand.NewPCG(5, 5)))
+	copy(s.dofs.Vec(graph.Position), transform(s.rest, nil, Q, geom.Vec3{1, 2, 3}))
+	out := make([]float64, 9*len(s.rest)/3)
+	if !s.cs.PointRotations(out) {
+		t.Fatal("no rotations")
+	}
+	for i := 0; i < len(s.rest)/3; i++ {
+		for k := 0; k < 9; k++ {
+			if math.Abs(out[9*i+k]-Q[k]) > 1e-14 {
+				t.Fatalf("point %d: rotation %v, want %v", i, out[9*i:9*i+9], Q)
+			}
+		}
+	}
+}

@@ -162,7 +162,7 @@ func warpProviders(sys *blockSystem) ([]graph.PointRotations, error) {
 		}
 	}
 	if !any {
-		return nil, fmt.Errorf("preconditioner = \"warp\" needs a force field that gives point rotations (TetrahedronFEMForceField, TetrahedronHyperelasticityFEMForceField) on an independent Vec3 state; none found")
+		return nil, fmt.Errorf("preconditioner = \"warp\" needs a force field that gives point rotations (the tetrahedral, hexahedral and polyhedral FEM force fields) on an independent Vec3 state; none found")
 	}
 	return out, nil
 }
