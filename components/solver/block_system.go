@@ -213,7 +213,12 @@ func (s *blockSystem) assemble(ops *graph.Ops, m, b, k float64) (*sparse.BSR3, e
 		s.collect()
 	}
 	if s.throughMappings {
-		if err := s.mapped.compute(ops, s.states, s.offsets, s.n, m, b, k); err != nil {
+		// A subtree the direct path assembles exactly (assemblyChecker
+		// passes) and whose mappings carry no geometric stiffness gets
+		// nothing from mappedSystem: skip it (no probes, no allocations).
+		if ok, _ := s.checker.check(ops.Root, b != 0); ok && !s.mapped.anyGeometricOrMassB(ops.Root, b, k) {
+			s.mapped.skip()
+		} else if err := s.mapped.compute(ops, s.states, s.offsets, s.n, m, b, k); err != nil {
 			return nil, err
 		}
 	}

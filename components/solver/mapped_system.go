@@ -53,6 +53,8 @@ type mappedSystem struct {
 	touched []int32
 	l       coo
 	tcnt    []int32
+	buf     []float64 // zero tests (scratch)
+	blk     []float64 // 3×3 block values of one component
 }
 
 // spRows is a sparse matrix by rows: row r holds (col[p], val[p]) for p
@@ -98,6 +100,65 @@ func (l *coo) toRows(nr, nc int) *spRows {
 	return a
 }
 
+// skip empties the output: the subtree has nothing for mappedSystem.
+func (ms *mappedSystem) skip() {
+	ms.rows, ms.cols, ms.vals = ms.rows[:0], ms.cols[:0], ms.vals[:0]
+}
+
+// anyGeometricOrMassB reports whether the subtree of nd has what
+// assemblyChecker does not look for and compute would add: the geometric
+// stiffness of a mechanical mapping (k ≠ 0; a constant load on a mapped
+// state makes it non-zero), or the damping matrix of a mass that writes
+// its stiffness through graph.StiffnessAssembler (b ≠ 0). Together with
+// assemblyChecker.check passing, false means compute adds nothing.
+// Recursive rather than Node.Walk so that no closure is allocated.
+func (ms *mappedSystem) anyGeometricOrMassB(nd *graph.Node, b, k float64) bool {
+	st, mp := nd.State(), nd.Mapping()
+	if st != nil && (mp == nil || mp.IsMechanical()) {
+		if mp != nil && k != 0 && !ms.zeroDJT(mp) {
+			return true
+		}
+		if mass := nd.Mass(); mass != nil && b != 0 {
+			if _, ka := mass.(graph.StiffnessAssembler); ka && !ms.zeroDForce(mass, st.Size()*st.Template().DerivSize(), 0, 1) {
+				return true
+			}
+		}
+	}
+	for _, ch := range nd.Children {
+		if ms.anyGeometricOrMassB(ch, b, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// zeroDJT reports whether mp.ApplyDJT of a random vector, at the child
+// forces of the last ComputeForce, is exactly zero (linear mappings, or
+// no force on the child).
+func (ms *mappedSystem) zeroDJT(mp graph.Mapping) bool {
+	from := mp.From()
+	np := from.Size() * from.Template().DerivSize()
+	df := ms.scratch(np)
+	mp.ApplyDJT(df, ms.random(np), mp.To().Vec(graph.Force), 1)
+	for _, v := range df {
+		if v != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// scratch returns the zeroed buffer of length n reused between calls (the
+// result of a zero test; not kept by callers).
+func (ms *mappedSystem) scratch(n int) []float64 {
+	if cap(ms.buf) < n {
+		ms.buf = make([]float64, n)
+	}
+	ms.buf = ms.buf[:n]
+	clear(ms.buf)
+	return ms.buf
+}
+
 // compute fills rows, cols, vals for the subtree of ops with the given
 // independent states' layout.
 func (ms *mappedSystem) compute(ops *graph.Ops, states []graph.State, offsets []int, n int, m, b, k float64) error {
@@ -109,15 +170,15 @@ func (ms *mappedSystem) compute(ops *graph.Ops, states []graph.State, offsets []
 		ms.stamp = 0
 		ms.tcnt = make([]int32, n+1)
 	}
-	ms.off = map[graph.State]int{}
+	if ms.off == nil {
+		ms.off = map[graph.State]int{}
+		ms.jac = map[graph.State]*spRows{}
+	}
+	clear(ms.off)
 	for i, s := range states {
 		ms.off[s] = offsets[i]
 	}
-	ms.jac = map[graph.State]*spRows{}
-	if ms.rng == nil {
-		ms.rng = rand.New(rand.NewPCG(3, 4))
-		ms.randVec = map[int][]float64{}
-	}
+	clear(ms.jac)
 	var nodeErr error
 	ops.Root.Walk(func(nd *graph.Node) error {
 		if nodeErr != nil {
@@ -161,7 +222,7 @@ func (ms *mappedSystem) node(nd *graph.Node, st graph.State, mp graph.Mapping, m
 			if p := ba.StiffnessBlocks(); p != nil {
 				covered = true
 				if mapped {
-					vals := make([]float64, 9*len(p)/2)
+					vals := ms.blocks(9 * len(p) / 2)
 					ba.KBlocks(vals, k)
 					addBlocks(l, p, vals)
 				}
@@ -186,7 +247,7 @@ func (ms *mappedSystem) node(nd *graph.Node, st graph.State, mp graph.Mapping, m
 			if p := ba.MassBlocks(); p != nil {
 				mCovered = true
 				if mapped && m != 0 {
-					vals := make([]float64, 9*len(p)/2)
+					vals := ms.blocks(9 * len(p) / 2)
 					ba.MBlocks(vals, m)
 					addBlocks(l, p, vals)
 				}
@@ -230,6 +291,17 @@ func (ms *mappedSystem) node(nd *graph.Node, st graph.State, mp graph.Mapping, m
 	return nil
 }
 
+// blocks returns the block-value buffer of length n (reused; its values
+// are copied into l by addBlocks before the next call).
+func (ms *mappedSystem) blocks(n int) []float64 {
+	if cap(ms.blk) < n {
+		ms.blk = make([]float64, n)
+	}
+	ms.blk = ms.blk[:n]
+	clear(ms.blk)
+	return ms.blk
+}
+
 // addBlocks adds 3×3 blocks at point pairs to l.
 func addBlocks(l *coo, pairs []int32, vals []float64) {
 	for q := 0; q < len(pairs)/2; q++ {
@@ -245,6 +317,10 @@ func addBlocks(l *coo, pairs []int32, vals []float64) {
 
 // random returns a fixed random vector of length n.
 func (ms *mappedSystem) random(n int) []float64 {
+	if ms.rng == nil {
+		ms.rng = rand.New(rand.NewPCG(3, 4))
+		ms.randVec = map[int][]float64{}
+	}
 	v, ok := ms.randVec[n]
 	if !ok {
 		v = make([]float64, n)
@@ -258,7 +334,7 @@ func (ms *mappedSystem) random(n int) []float64 {
 
 // zeroDForce reports whether ff.AddDForce of a random vector is exactly zero.
 func (ms *mappedSystem) zeroDForce(ff graph.ForceField, nl int, k, b float64) bool {
-	df := make([]float64, nl)
+	df := ms.scratch(nl)
 	ff.AddDForce(df, ms.random(nl), k, b)
 	for _, v := range df {
 		if v != 0 {
@@ -458,15 +534,10 @@ func (ms *mappedSystem) geometric(mp graph.Mapping, k float64) error {
 	from := mp.From()
 	np := from.Size() * from.Template().DerivSize()
 	f := mp.To().Vec(graph.Force)
-	df := make([]float64, np)
-	mp.ApplyDJT(df, ms.random(np), f, 1)
-	zero := true
-	for _, v := range df {
-		zero = zero && v == 0
-	}
-	if zero {
+	if ms.zeroDJT(mp) {
 		return nil
 	}
+	df := make([]float64, np)
 	var g coo
 	dx := make([]float64, np)
 	for j := 0; j < np; j++ {
