@@ -55,6 +55,15 @@ type mappedSystem struct {
 	tcnt    []int32
 	buf     []float64 // zero tests (scratch)
 	blk     []float64 // 3×3 block values of one component
+	pdx     []float64 // probes
+	pdf     []float64
+	lrows   spRows // local matrix of addTriple's caller
+	lj      spRows // L·J in addTriple
+	trow    []int32
+	tval    []float64
+	next    []int32
+	il      coo    // an interaction's local matrix
+	stack   spRows // an interaction's stacked J
 }
 
 // spRows is a sparse matrix by rows: row r holds (col[p], val[p]) for p
@@ -84,14 +93,24 @@ func (l *coo) reset() { l.r, l.c, l.v = l.r[:0], l.c[:0], l.v[:0] }
 
 // toRows converts to rows (nr rows, duplicates kept, in input order).
 func (l *coo) toRows(nr, nc int) *spRows {
-	a := &spRows{ptr: make([]int32, nr+1), col: make([]int32, len(l.r)), val: make([]float64, len(l.r)), cols: nc}
+	return l.toRowsInto(&spRows{}, nr, nc)
+}
+
+// toRowsInto is toRows reusing a's storage.
+func (l *coo) toRowsInto(a *spRows, nr, nc int) *spRows {
+	a.ptr = resize(a.ptr, nr+1)
+	clear(a.ptr)
+	a.col = resize(a.col, len(l.r))
+	a.val = resize(a.val, len(l.r))
+	a.cols = nc
 	for _, r := range l.r {
 		a.ptr[r+1]++
 	}
 	for i := 0; i < nr; i++ {
 		a.ptr[i+1] += a.ptr[i]
 	}
-	next := append([]int32(nil), a.ptr[:nr]...)
+	next := make([]int32, nr)
+	copy(next, a.ptr[:nr])
 	for q, r := range l.r {
 		p := next[r]
 		next[r]++
@@ -157,6 +176,23 @@ func (ms *mappedSystem) scratch(n int) []float64 {
 	ms.buf = ms.buf[:n]
 	clear(ms.buf)
 	return ms.buf
+}
+
+// resize returns s with length n, reusing its storage when large enough
+// (contents unspecified).
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
+// probeBufs returns the probe vectors dx, df of length n, zeroed (reused).
+func (ms *mappedSystem) probeBufs(n int) (dx, df []float64) {
+	ms.pdx, ms.pdf = resize(ms.pdx, n), resize(ms.pdf, n)
+	clear(ms.pdx)
+	clear(ms.pdf)
+	return ms.pdx, ms.pdf
 }
 
 // compute fills rows, cols, vals for the subtree of ops with the given
@@ -281,7 +317,7 @@ func (ms *mappedSystem) node(nd *graph.Node, st graph.State, mp graph.Mapping, m
 		if err != nil {
 			return err
 		}
-		ms.addTriple(J, l.toRows(nl, nl))
+		ms.addTriple(J, l.toRowsInto(&ms.lrows, nl, nl))
 	}
 	if mapped && k != 0 {
 		if err := ms.geometric(mp, k); err != nil {
@@ -349,7 +385,7 @@ func (ms *mappedSystem) zeroDForce(ff graph.ForceField, nl int, k, b float64) bo
 // column (with a note).
 func (ms *mappedSystem) probe(l *coo, ff graph.ForceField, ds, nl int, k, b float64) {
 	if bd, ok := ff.(graph.BlockDiagonalStiffness); ok && bd.BlockDiagonalStiffness() {
-		dx, df := make([]float64, nl), make([]float64, nl)
+		dx, df := ms.probeBufs(nl)
 		for c := 0; c < ds; c++ {
 			clear(dx)
 			clear(df)
@@ -374,7 +410,7 @@ func (ms *mappedSystem) probe(l *coo, ff graph.ForceField, ds, nl int, k, b floa
 // probeWith adds the columns of the linear map f (f(df, dx) accumulates
 // into df) to l.
 func (ms *mappedSystem) probeWith(l *coo, nl int, f func(df, dx []float64)) {
-	dx, df := make([]float64, nl), make([]float64, nl)
+	dx, df := ms.probeBufs(nl)
 	for j := 0; j < nl; j++ {
 		dx[j] = 1
 		clear(df)
@@ -448,7 +484,14 @@ func (ms *mappedSystem) jacobian(st graph.State) (*spRows, error) {
 
 // mul returns A·B (B's columns are global unknowns).
 func (ms *mappedSystem) mul(A, B *spRows) *spRows {
-	C := &spRows{ptr: make([]int32, A.nrows()+1), cols: B.cols}
+	return ms.mulInto(&spRows{}, A, B)
+}
+
+// mulInto is mul reusing C's storage.
+func (ms *mappedSystem) mulInto(C, A, B *spRows) *spRows {
+	C.ptr = resize(C.ptr, A.nrows()+1)
+	C.ptr[0] = 0
+	C.col, C.val, C.cols = C.col[:0], C.val[:0], B.cols
 	for r := 0; r < A.nrows(); r++ {
 		ms.begin()
 		for p := A.ptr[r]; p < A.ptr[r+1]; p++ {
@@ -487,7 +530,7 @@ func (ms *mappedSystem) add(g int32, v float64) {
 
 // addTriple appends the entries of Jᵀ L J (L local, J local → global).
 func (ms *mappedSystem) addTriple(J, L *spRows) {
-	LJ := ms.mul(L, J)
+	LJ := ms.mulInto(&ms.lj, L, J)
 	// Jᵀ by global rows: cnt over the global unknowns.
 	cnt := ms.tcnt
 	clear(cnt)
@@ -497,9 +540,9 @@ func (ms *mappedSystem) addTriple(J, L *spRows) {
 	for i := 0; i < ms.n; i++ {
 		cnt[i+1] += cnt[i]
 	}
-	trow := make([]int32, len(J.col))
-	tval := make([]float64, len(J.col))
-	next := make([]int32, ms.n)
+	ms.trow, ms.tval = resize(ms.trow, len(J.col)), resize(ms.tval, len(J.col))
+	ms.next = resize(ms.next, ms.n)
+	trow, tval, next := ms.trow, ms.tval, ms.next
 	copy(next, cnt[:ms.n])
 	for r := 0; r < J.nrows(); r++ {
 		for p := J.ptr[r]; p < J.ptr[r+1]; p++ {
@@ -575,7 +618,7 @@ func (ms *mappedSystem) interaction(ia graph.InteractionForceField, k, b float64
 		}
 		return out
 	}
-	dxv, dfv := make([]float64, nl), make([]float64, nl)
+	dxv, dfv := ms.probeBufs(nl)
 	dx, df := split(dxv), split(dfv)
 	// A state listed twice gets two blocks of rows in the stacked J, both
 	// onto its columns: Jᵀ L J then sums what Ops does by passing the
@@ -591,7 +634,8 @@ func (ms *mappedSystem) interaction(ia graph.InteractionForceField, k, b float64
 	}
 	ia.Base().Notef("interaction force field: the assembled system probes its matrix with AddDForce (products per assembly: %d)", nl)
 	clear(dxv)
-	var l coo
+	l := &ms.il
+	l.reset()
 	for j := 0; j < nl; j++ {
 		dxv[j] = 1
 		clear(dfv)
@@ -604,7 +648,8 @@ func (ms *mappedSystem) interaction(ia graph.InteractionForceField, k, b float64
 		}
 	}
 	// Stacked J of the states.
-	J := &spRows{ptr: make([]int32, 1, nl+1), cols: ms.n}
+	J := &ms.stack
+	J.ptr, J.col, J.val, J.cols = append(J.ptr[:0], 0), J.col[:0], J.val[:0], ms.n
 	for _, s := range sts {
 		Js, err := ms.jacobian(s)
 		if err != nil {
@@ -617,6 +662,6 @@ func (ms *mappedSystem) interaction(ia graph.InteractionForceField, k, b float64
 		J.col = append(J.col, Js.col...)
 		J.val = append(J.val, Js.val...)
 	}
-	ms.addTriple(J, l.toRows(nl, nl))
+	ms.addTriple(J, l.toRowsInto(&ms.lrows, nl, nl))
 	return nil
 }
