@@ -255,3 +255,35 @@ func slicesEqual(a, b []float64) bool {
 	}
 	return true
 }
+
+// TestPolyPerElementModulus: a region of another Young's modulus scales
+// the energy of the cells whose vertex mean it contains (E = 1e6 → 3e6 on
+// x > 0.2): the energy of a uniform stretch is Σ V_e Ψ_e with Ψ ∝ E, so
+// it equals (V_left + 3 V_right)·Ψ(A) with the cells' volumes (1e-12).
+func TestPolyPerElementModulus(t *testing.T) {
+	topo := `generator = "hexDominant"
+  min = [0, 0, 0]
+  max = [0.4, 0.2, 0.2]
+  n = [2, 1, 1]`
+	s := hexFrom(t, graphtest.MustLoad(t, "poly.toml", polyScene(topo, `materialName = "StVenantKirchhoff"
+  regions = [{box = [0.2, -1, -1, 1, 1, 1], youngModulus = 3e6}]`)))
+	ff := s.ff.(*PolyhedronFEMForceField)
+	A := geom.Diag(geom.Vec3{1.02, 0.99, 1})
+	x := transform(s.rest, nil, A, geom.Vec3{})
+	want := 0.0
+	for e := 0; e < ff.NumElements(); e++ {
+		k := 1.0
+		if ff.mesh.centre[3*e] >= 0.2 {
+			k = 3
+		}
+		want += k * ff.mesh.vol[e] * ff.law.Energy(A)
+	}
+	if W := ff.PotentialEnergy(x); math.Abs(W-want) > 1e-12*want {
+		t.Errorf("energy %.15g, Σ (Eₑ/E) Vₑ Ψ(A) = %.15g", W, want)
+	}
+	// The split cell (pyramids, x < 0.2) and the hexahedron (x > 0.2):
+	// the stiff half holds three quarters of the energy.
+	if W := ff.PotentialEnergy(x); math.Abs(W/(4*0.2*0.2*0.2*ff.law.Energy(A))-1) > 1e-12 {
+		t.Errorf("energy %.15g, (1 + 3)·V_half·Ψ(A) = %.15g", W, 4*0.008*ff.law.Energy(A))
+	}
+}
