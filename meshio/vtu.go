@@ -33,6 +33,9 @@ const (
 	VTKTriangle    = vtkTriangle
 	VTKTetrahedron = vtkTetra
 	VTKHexahedron  = vtkHexahedron
+	// VTKPolyhedron is a general polyhedron (VTK_POLYHEDRON): its
+	// connectivity lists its points, and VTUGrid.Faces its faces.
+	VTKPolyhedron = 42
 )
 
 // VTUGrid is one frame of a VTK unstructured grid: points, cells in VTK's
@@ -42,8 +45,16 @@ type VTUGrid struct {
 	Connectivity []int     // point indices of every cell, cell after cell
 	Offsets      []int     // end of each cell in Connectivity (VTK's "offsets")
 	Types        []uint8   // VTK cell type per cell
-	PointData    []VTUArray
-	CellData     []VTUArray // Components numbers per cell
+	// Faces and FaceOffsets describe the faces of polyhedral cells
+	// (type VTKPolyhedron), VTK's "faces" and "faceoffsets" arrays:
+	// FaceOffsets has one entry per cell, the end of that cell's stream
+	// in Faces, or −1 for a cell that is not a polyhedron; a polyhedron's
+	// stream is its face count, then for each face its point count and
+	// point indices. Both are empty when there is no polyhedron.
+	Faces       []int
+	FaceOffsets []int
+	PointData   []VTUArray
+	CellData    []VTUArray // Components numbers per cell
 	// Time is written as the file's TimeValue field, so a single file
 	// opened in ParaView still knows its time.
 	Time float64
@@ -111,6 +122,9 @@ func (g *VTUGrid) Check() error {
 			return fmt.Errorf("vtu: connectivity[%d] = %d outside the %d points", i, p, np)
 		}
 	}
+	if err := g.checkFaces(); err != nil {
+		return err
+	}
 	for _, a := range g.PointData {
 		if a.Components < 1 || len(a.Values) != a.Components*np {
 			return fmt.Errorf("vtu: point data %q has %d values, want %d × %d points", a.Name, len(a.Values), a.Components, np)
@@ -120,6 +134,59 @@ func (g *VTUGrid) Check() error {
 		if a.Components < 1 || len(a.Values) != a.Components*g.NumCells() {
 			return fmt.Errorf("vtu: cell data %q has %d values, want %d × %d cells", a.Name, len(a.Values), a.Components, g.NumCells())
 		}
+	}
+	return nil
+}
+
+// checkFaces verifies the polyhedral face streams: one face offset per
+// cell when there are any (and whenever a cell is a polyhedron), −1 for
+// the other cells, the polyhedra's streams back to back, each a face
+// count and faces of at least 3 points in range.
+func (g *VTUGrid) checkFaces() error {
+	poly := false
+	for _, t := range g.Types {
+		poly = poly || t == VTKPolyhedron
+	}
+	if !poly && len(g.FaceOffsets) == 0 && len(g.Faces) == 0 {
+		return nil
+	}
+	if len(g.FaceOffsets) != len(g.Types) {
+		return fmt.Errorf("vtu: %d face offsets for %d cells", len(g.FaceOffsets), len(g.Types))
+	}
+	start := 0
+	for c, o := range g.FaceOffsets {
+		if g.Types[c] != VTKPolyhedron {
+			if o != -1 {
+				return fmt.Errorf("vtu: cell %d (type %d) has face offset %d, want -1", c, g.Types[c], o)
+			}
+			continue
+		}
+		if o < start || o > len(g.Faces) {
+			return fmt.Errorf("vtu: cell %d: face offset %d out of order or beyond the faces (%d)", c, o, len(g.Faces))
+		}
+		s := g.Faces[start:o]
+		if len(s) == 0 || s[0] < 4 {
+			return fmt.Errorf("vtu: polyhedron %d: no face count, or fewer than 4 faces", c)
+		}
+		k := 1
+		for f := 0; f < s[0]; f++ {
+			if k >= len(s) || s[k] < 3 || k+1+s[k] > len(s) {
+				return fmt.Errorf("vtu: polyhedron %d: face %d is truncated or has fewer than 3 points", c, f)
+			}
+			for _, v := range s[k+1 : k+1+s[k]] {
+				if v < 0 || v >= g.NumPoints() {
+					return fmt.Errorf("vtu: polyhedron %d: face %d point %d outside the %d points", c, f, v, g.NumPoints())
+				}
+			}
+			k += 1 + s[k]
+		}
+		if k != len(s) {
+			return fmt.Errorf("vtu: polyhedron %d: %d numbers after its faces", c, len(s)-k)
+		}
+		start = o
+	}
+	if start != len(g.Faces) {
+		return fmt.Errorf("vtu: the faces have %d entries, the last face offset is %d", len(g.Faces), start)
 	}
 	return nil
 }
@@ -646,6 +713,24 @@ loop:
 			}
 		}
 		lines.offsetValues = g.Offsets
+		if fa, fo := cells["faces"], cells["faceoffsets"]; fa != nil || fo != nil {
+			if fa == nil || fo == nil {
+				l := cellsLine
+				if l == 0 {
+					l = pieceLine
+				}
+				return nil, nil, p.errorf(l, "Cells has one of \"faces\" and \"faceoffsets\" without the other")
+			}
+			if g.Faces, err = p.ints(fa, nil); err != nil {
+				return nil, nil, err
+			}
+			if g.FaceOffsets, err = p.ints(fo, nil); err != nil {
+				return nil, nil, err
+			}
+			if err := g.checkFaces(); err != nil {
+				return nil, nil, p.errorf(fo.line, "%w", err)
+			}
+		}
 	}
 	// Data arrays.
 	for _, a := range pointData {
@@ -751,7 +836,16 @@ func EncodeVTUGrid(w io.Writer, g *VTUGrid) error {
 		types[i] = int(t)
 	}
 	ints(types, 24)
-	put("</DataArray>\n      </Cells>\n")
+	put("</DataArray>\n")
+	if len(g.FaceOffsets) > 0 {
+		put(`        <DataArray type="Int64" Name="faces" format="ascii">`)
+		ints(g.Faces, 24)
+		put("</DataArray>\n")
+		put(`        <DataArray type="Int64" Name="faceoffsets" format="ascii">`)
+		ints(g.FaceOffsets, 12)
+		put("</DataArray>\n")
+	}
+	put("      </Cells>\n")
 	put("    </Piece>\n  </UnstructuredGrid>\n</VTKFile>\n")
 	return bw.Flush()
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -104,5 +106,46 @@ func TestVTUNamesRoundTrip(t *testing.T) {
 	}
 	if err := sameGrid(back, g); err != nil {
 		t.Fatalf("%v\n%s", err, buf.Bytes())
+	}
+}
+
+// Polyhedral cells: a grid with a tetrahedron and a polyhedron (a
+// pyramid) round-trips through EncodeVTUGrid/ParseVTUGrid with its face
+// streams; inconsistent streams are refused.
+func TestVTUPolyhedra(t *testing.T) {
+	g := &VTUGrid{
+		Points:       []float64{0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0.5, 0.5, 1},
+		Connectivity: []int{0, 1, 3, 4, 0, 3, 2, 1, 4},
+		Offsets:      []int{4, 9},
+		Types:        []uint8{VTKTetrahedron, VTKPolyhedron},
+		Faces:        []int{5, 4, 0, 3, 2, 1, 3, 1, 0, 4, 3, 2, 1, 4, 3, 3, 2, 4, 3, 0, 3, 4},
+		FaceOffsets:  []int{-1, 22},
+	}
+	var buf bytes.Buffer
+	if err := EncodeVTUGrid(&buf, g); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ParseVTUGrid("p.vtu", buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(back.Faces, g.Faces) || !slices.Equal(back.FaceOffsets, g.FaceOffsets) {
+		t.Errorf("faces %v / %v, wrote %v / %v", back.Faces, back.FaceOffsets, g.Faces, g.FaceOffsets)
+	}
+	for _, c := range []struct {
+		mod  func(*VTUGrid)
+		want string
+	}{
+		{func(g *VTUGrid) { g.FaceOffsets = nil }, "0 face offsets for 2 cells"},
+		{func(g *VTUGrid) { g.FaceOffsets = []int{0, 22} }, "cell 0 (type 10) has face offset 0, want -1"},
+		{func(g *VTUGrid) { g.Faces = append(g.Faces[:21:21], 7) }, "face 4 point 7 outside the 5 points"},
+		{func(g *VTUGrid) { g.Faces = append([]int{6}, g.Faces[1:]...) }, "face 5 is truncated"},
+	} {
+		b := *g
+		b.Faces = slices.Clone(g.Faces)
+		c.mod(&b)
+		if err := b.Check(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("error %v, want %q", err, c.want)
+		}
 	}
 }

@@ -34,8 +34,9 @@ import (
 // the element's stiffness equals HexahedronFEMForceField's.
 //
 // Per-element Young's modulus from regions (at each cell's vertex mean)
-// or youngModulusPerElement; VTU cell data are not written for polyhedra
-// (the exporters write their boundary triangles).
+// or youngModulusPerElement. VTU cell data per polyhedron (CellData):
+// "vonMisesStress" of the volume-averaged Cauchy stress and
+// "strainEnergyDensity", written with the cells as VTK polyhedra.
 type PolyhedronFEMForceField struct {
 	graph.ObjectBase
 	material.StiffnessMap

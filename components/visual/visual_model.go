@@ -202,6 +202,18 @@ func (v *VisualModel) Hexahedra() [][8]int {
 	return nil
 }
 
+// Polyhedra implements graph.PolyhedronTopology as Tetrahedra does: those
+// of the topology of its own node when it draws that one.
+func (v *VisualModel) Polyhedra() []graph.Polyhedron {
+	if v.Filename != "" {
+		return nil
+	}
+	if t, own := v.borrowed(); t != nil && own {
+		return graph.PolyhedraOf(t)
+	}
+	return nil
+}
+
 // Triangles implements graph.Topology: the surface's triangles.
 func (v *VisualModel) Triangles() [][3]int {
 	if v.Filename != "" {

@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -23,6 +24,7 @@ const (
 	CellTriangle    = meshio.VTKTriangle
 	CellTetrahedron = meshio.VTKTetrahedron
 	CellHexahedron  = meshio.VTKHexahedron
+	CellPolyhedron  = meshio.VTKPolyhedron
 )
 
 // Grid is one frame of a VTK unstructured grid: points, cells in VTK's
@@ -117,7 +119,8 @@ func writeFileAtomic(path string, sync bool, fill func(w io.Writer) error) error
 // but not rest positions.
 //
 // The cells are the topology's tetrahedra, then its hexahedra
-// (graph.HexahedronTopology); without either, its triangles. A state with
+// (graph.HexahedronTopology), then its polyhedra (graph.PolyhedronTopology,
+// written as VTK polyhedra with their faces); without any, its triangles. A state with
 // volume cells also gets cell data from every object of its node that
 // implements CellDataProvider (stress, strain-energy density, ...), one
 // value or tuple per cell.
@@ -196,10 +199,10 @@ func NewSeries(dir, name string, st graph.State) (*Series, error) {
 		if topo == nil {
 			topo = n.Topology()
 		}
-		if topo != nil && len(topo.Points()) == 3*st.Size() && (len(topo.Tetrahedra()) > 0 || len(graph.HexahedraOf(topo)) > 0 || len(topo.Triangles()) > 0) {
+		if topo != nil && len(topo.Points()) == 3*st.Size() && (volumeCells(topo) || len(topo.Triangles()) > 0) {
 			s.topo = topo
 		}
-		if s.topo != nil && (len(s.topo.Tetrahedra()) > 0 || len(graph.HexahedraOf(s.topo)) > 0) {
+		if s.topo != nil && volumeCells(s.topo) {
 			for _, o := range n.Objects {
 				if p, ok := o.(CellDataProvider); ok {
 					s.cellSources = append(s.cellSources, p)
@@ -267,8 +270,9 @@ func (s *Series) build(t float64) error {
 		g.PointData = append(g.PointData, DataArray{Name: "affine", Components: 9, Values: s.affine})
 	}
 	g.Connectivity, g.Offsets, g.Types = g.Connectivity[:0], g.Offsets[:0], g.Types[:0]
+	g.Faces, g.FaceOffsets = g.Faces[:0], g.FaceOffsets[:0]
 	switch {
-	case s.topo != nil && (len(s.topo.Tetrahedra()) > 0 || len(graph.HexahedraOf(s.topo)) > 0):
+	case s.topo != nil && volumeCells(s.topo):
 		for _, tet := range s.topo.Tetrahedra() {
 			g.Connectivity = append(g.Connectivity, tet[0], tet[1], tet[2], tet[3])
 			g.Offsets = append(g.Offsets, len(g.Connectivity))
@@ -278,6 +282,27 @@ func (s *Series) build(t float64) error {
 			g.Connectivity = append(g.Connectivity, h[:]...)
 			g.Offsets = append(g.Offsets, len(g.Connectivity))
 			g.Types = append(g.Types, CellHexahedron)
+		}
+		if polys := graph.PolyhedraOf(s.topo); len(polys) > 0 {
+			for range g.Types {
+				g.FaceOffsets = append(g.FaceOffsets, -1)
+			}
+			for _, c := range polys {
+				start := len(g.Connectivity)
+				g.Faces = append(g.Faces, len(c.Faces))
+				for _, f := range c.Faces {
+					g.Faces = append(g.Faces, len(f))
+					g.Faces = append(g.Faces, f...)
+					for _, v := range f {
+						if !slices.Contains(g.Connectivity[start:], v) {
+							g.Connectivity = append(g.Connectivity, v)
+						}
+					}
+				}
+				g.Offsets = append(g.Offsets, len(g.Connectivity))
+				g.Types = append(g.Types, CellPolyhedron)
+				g.FaceOffsets = append(g.FaceOffsets, len(g.Faces))
+			}
 		}
 	case s.topo != nil:
 		for _, tri := range s.topo.Triangles() {
@@ -322,6 +347,12 @@ func (s *Series) buildCellData() error {
 		}
 	}
 	return nil
+}
+
+// volumeCells reports whether a topology serves volume cells
+// (tetrahedra, hexahedra or polyhedra).
+func volumeCells(t graph.Topology) bool {
+	return len(t.Tetrahedra()) > 0 || len(graph.HexahedraOf(t)) > 0 || len(graph.PolyhedraOf(t)) > 0
 }
 
 func resize(v []float64, n int) []float64 {
