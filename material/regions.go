@@ -64,15 +64,15 @@ type DensityRegion struct {
 // per-element list takes precedence over regions; among regions, the last
 // one containing an element's rest centroid wins.
 type StiffnessMap struct {
-	Regions                []StiffnessRegion `toml:"regions" doc:"regions of another stiffness: [{box = [...], youngModulus = ...}, {sphere = [cx, cy, cz, r], youngModulus = ...}]; the last region containing a tetrahedron's rest centroid wins"`
-	YoungModulusPerElement []float64         `toml:"youngModulusPerElement" doc:"Young's modulus of each tetrahedron, in topology order (overrides youngModulus and regions)" unit:"Pa" range:"(0,inf)"`
+	Regions                []StiffnessRegion `toml:"regions" doc:"regions of another stiffness: [{box = [...], youngModulus = ...}, {sphere = [cx, cy, cz, r], youngModulus = ...}]; the last region containing an element's rest centre (the mean of its vertices) wins"`
+	YoungModulusPerElement []float64         `toml:"youngModulusPerElement" doc:"Young's modulus of each element the force field acts on (tetrahedron, hexahedron or polyhedron), in topology order (overrides youngModulus and regions)" unit:"Pa" range:"(0,inf)"`
 }
 
 // DensityMap is embedded by masses whose density may vary per tetrahedron,
 // as StiffnessMap is by force fields.
 type DensityMap struct {
-	Regions               []DensityRegion `toml:"regions" doc:"regions of another density: [{box = [...], massDensity = ...}, {sphere = [cx, cy, cz, r], massDensity = ...}]; the last region containing a tetrahedron's rest centroid wins"`
-	MassDensityPerElement []float64       `toml:"massDensityPerElement" doc:"mass density of each tetrahedron, in topology order (overrides the uniform density and regions)" unit:"kg/m³" range:"(0,inf)"`
+	Regions               []DensityRegion `toml:"regions" doc:"regions of another density: [{box = [...], massDensity = ...}, {sphere = [cx, cy, cz, r], massDensity = ...}]; the last region containing an element's rest centre (the mean of its vertices) wins"`
+	MassDensityPerElement []float64       `toml:"massDensityPerElement" doc:"mass density of each element, in topology order: tetrahedra, then hexahedra, then polyhedra (overrides the uniform density and regions)" unit:"kg/m³" range:"(0,inf)"`
 }
 
 // CheckStiffnessMap validates the region shapes.

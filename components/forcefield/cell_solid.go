@@ -186,7 +186,7 @@ type cellSolid struct {
 	scale  []float64 // Eₑ/E per element
 	runner parallel.Runner
 	elem   []float64 // 3 per slot
-	// tangent writes the 9×9 tangent of the law at a cache (material.Tangent).
+	// stride is the law's cache size per quadrature point.
 	stride     int
 	cache      []float64 // law cache per quadrature point
 	linearised bool
