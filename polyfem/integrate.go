@@ -1,6 +1,8 @@
 package polyfem
 
 import (
+	"math"
+
 	"github.com/sofago/sofago/geom"
 	"gonum.org/v1/gonum/mat"
 )
@@ -193,4 +195,46 @@ func (c *nodeConstraints) project(x geom.Vec3, N []float64, G []geom.Vec3) {
 		N[a] -= d[0]
 		G[a] = G[a].Sub(geom.Vec3{d[1], d[2], d[3]})
 	}
+}
+
+// ShapeValues returns Nₐ(x) of cell e's basis b at any point x (inside
+// the cell, or outside it, extrapolated), projected like the quadrature
+// points' values so that Σₐ Nₐ = 1 and Σₐ xₐ Nₐ = x hold to rounding.
+func (m *Mesh) ShapeValues(b *ElementBasis, x geom.Vec3) []float64 {
+	n := len(b.Nodes)
+	N := make([]float64, n)
+	G := make([]geom.Vec3, n)
+	b.Eval(x, N, G)
+	newNodeConstraints(m, b).project(x, N, G)
+	return N
+}
+
+// OutsideDistance returns the largest signed distance of x to the planes
+// of cell e's faces: ≤ 0 inside the (convex) cell, and outside a lower
+// bound of the distance to it, equal to it where the nearest point is on
+// a face.
+func (m *Mesh) OutsideDistance(e int, x geom.Vec3) float64 {
+	d := math.Inf(-1)
+	for _, f := range m.Cells[e].Faces {
+		n := faceArea(m.Points, f).Normalized()
+		d = math.Max(d, x.Sub(faceCentre(m.Points, f)).Dot(n))
+	}
+	return d
+}
+
+// LinearWeights returns the weights of minimum norm over cell e's nodes
+// (basis b) that reproduce constant and linear functions at x,
+// Σₐ wₐ = 1 and Σₐ wₐ xₐ = x: an affine-exact extrapolation for points
+// outside the cell, where the fundamental solutions' extrapolation grows
+// without bound towards the kernel centres.
+func (m *Mesh) LinearWeights(b *ElementBasis, x geom.Vec3) []float64 {
+	n := len(b.Nodes)
+	N := make([]float64, n)
+	G := make([]geom.Vec3, n)
+	c := newNodeConstraints(m, b)
+	for a := range G {
+		G[a] = geom.Vec3{}
+	}
+	c.project(x, N, G) // from zero: the least change that meets the constraints
+	return N
 }

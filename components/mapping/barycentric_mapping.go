@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/sofago/sofago/components/topology"
 	"github.com/sofago/sofago/geom"
 	"github.com/sofago/sofago/graph"
 )
@@ -37,6 +38,17 @@ import (
 // topology may serve both kinds; each point goes to the cell containing
 // it (else the nearest, extrapolated).
 //
+// Polyhedra (a PolyhedralTopology: convex cells with harmonic shape
+// functions) embed points with the cell's shape functions: a point gets
+// the weights Nₐ(x) of the cell containing it, projected so that they
+// sum to 1 and reproduce x; a point outside every cell gets, in the cell
+// whose face planes it is least outside of, the minimum-norm weights
+// that reproduce linear functions (polyfem.Mesh.LinearWeights: the
+// fundamental solutions themselves blow up towards their kernel centres
+// outside the cell). Affine motions are mapped exactly either way, and a
+// point on a vertex follows it to the accuracy of the shape functions'
+// fit (not bit for bit).
+//
 // The parent's cells come from the `topology` link, or from the
 // topology of the parent state's node (or its nearest ancestor). Points
 // are located with a uniform grid over the cells' bounding boxes:
@@ -53,6 +65,7 @@ type BarycentricMapping struct {
 	w       []float64
 	k       int
 	numTets int     // cells below numTets are tetrahedra
+	count   []int32 // weights per point on polyhedra (nil otherwise)
 	tet     []int32 // parent cell of each child point (tetrahedra, then hexahedra)
 
 	outside int     // child points outside every tetrahedron
@@ -94,6 +107,19 @@ func (m *BarycentricMapping) Init() error {
 	tets := topo.Tetrahedra()
 	hexes := graph.HexahedraOf(topo)
 	np := m.from.Size()
+	if bp, ok := topo.(topology.BasisProvider); ok && len(bp.Polyhedra()) > 0 {
+		if len(topo.Points()) != 3*np {
+			return m.Errorf("topology %q has %d points but the input state %q has %d DOFs; they must be the same points", topo.Base().Path(), len(topo.Points())/3, m.from.Base().Path(), np)
+		}
+		if m.to.Size() == 0 {
+			return m.Errorf("the output state %q has no points to embed", m.to.Base().Path())
+		}
+		if err := m.locatePolyhedra(bp, m.to.Vec(graph.RestPosition)); err != nil {
+			return m.Wrap(err)
+		}
+		applyRestAndPosition(m)
+		return nil
+	}
 	if len(tets) == 0 && len(hexes) == 0 {
 		return m.Errorf("topology %q of the input state has no tetrahedra or hexahedra; BarycentricMapping embeds points in a volume mesh", topo.Base().Path())
 	}
@@ -162,7 +188,7 @@ func (m *BarycentricMapping) locate(tets [][4]int, hexes [][8]int, x0, childRest
 	if err != nil {
 		return err
 	}
-	m.k, m.numTets = 4, len(tets)
+	m.k, m.numTets, m.count = 4, len(tets), nil
 	if len(hexes) > 0 {
 		m.k = 8
 	}
@@ -215,6 +241,74 @@ func (m *BarycentricMapping) locate(tets [][4]int, hexes [][8]int, x0, childRest
 		for j := 0; j < 8; j++ {
 			m.idx[k*i+j] = int32(h[j])
 			m.w[k*i+j] = n[j]
+		}
+	}
+	return nil
+}
+
+// locatePolyhedra embeds every child rest point in the polyhedral mesh of
+// bp with its shape function weights (stride: the largest cell's node
+// count, shorter cells padded with zero weights).
+func (m *BarycentricMapping) locatePolyhedra(bp topology.BasisProvider, childRest []float64) error {
+	basis, err := bp.HarmonicBasis()
+	if err != nil {
+		return err
+	}
+	mesh := bp.Mesh()
+	k := 0
+	lo := make([]geom.Vec3, len(basis))
+	hi := make([]geom.Vec3, len(basis))
+	for e, b := range basis {
+		k = max(k, len(b.Nodes))
+		lo[e] = geom.At(mesh.Points, b.Nodes[0])
+		hi[e] = lo[e]
+		for _, v := range b.Nodes {
+			p := geom.At(mesh.Points, v)
+			for a := 0; a < 3; a++ {
+				lo[e][a] = math.Min(lo[e][a], p[a])
+				hi[e][a] = math.Max(hi[e][a], p[a])
+			}
+		}
+	}
+	nc := len(childRest) / 3
+	m.k, m.numTets = k, 0
+	m.count = make([]int32, nc)
+	m.idx = make([]int32, k*nc)
+	m.w = make([]float64, k*nc)
+	m.tet = make([]int32, nc)
+	m.outside, m.maxDist = 0, 0
+	for i := 0; i < nc; i++ {
+		p := geom.At(childRest, i)
+		best, bestD := -1, math.Inf(1)
+		for e := range basis {
+			in := true
+			for a := 0; a < 3; a++ {
+				in = in && p[a] >= lo[e][a]-1e-9 && p[a] <= hi[e][a]+1e-9
+			}
+			if !in && bestD <= 0 {
+				continue // a containing cell is known; this one's box misses p
+			}
+			if d := mesh.OutsideDistance(e, p); d < bestD {
+				best, bestD = e, d
+			}
+		}
+		b := basis[best]
+		scale := hi[best].Sub(lo[best]).Norm()
+		if bestD > 1e-12*scale {
+			m.outside++
+			m.maxDist = math.Max(m.maxDist, bestD)
+		}
+		var w []float64
+		if bestD > 1e-12*scale {
+			w = mesh.LinearWeights(b, p)
+		} else {
+			w = mesh.ShapeValues(b, p)
+		}
+		m.tet[i] = int32(best)
+		m.count[i] = int32(len(b.Nodes))
+		for j, v := range b.Nodes {
+			m.idx[k*i+j] = int32(v)
+			m.w[k*i+j] = w[j]
 		}
 	}
 	return nil
@@ -332,12 +426,16 @@ func (m *BarycentricMapping) Embedding(i int) (tet int, vertices [4]int, weights
 }
 
 // EmbeddingCell returns the parent cell of child point i (the topology's
-// tetrahedra numbered first, then its hexahedra), its vertices and
-// weights (4 for a tetrahedron, 8 for a hexahedron).
+// tetrahedra numbered first, then its hexahedra; or its polyhedra), its
+// vertices and weights (4 for a tetrahedron, 8 for a hexahedron, the
+// cell's vertex count for a polyhedron).
 func (m *BarycentricMapping) EmbeddingCell(i int) (cell int, vertices []int, weights []float64) {
 	k := m.k
 	n := 8
-	if int(m.tet[i]) < m.numTets {
+	switch {
+	case m.count != nil:
+		n = int(m.count[i])
+	case int(m.tet[i]) < m.numTets:
 		n = 4 // a tetrahedron (padded with zero weights in a mixed mesh)
 	}
 	for j := 0; j < n; j++ {
@@ -355,10 +453,11 @@ func (m *BarycentricMapping) ApplyJ(childV, parentV []float64) { m.interpolate(c
 
 func (m *BarycentricMapping) interpolate(child, parent []float64) {
 	idx, w := m.idx, m.w
-	if m.k == 8 {
-		for i := 0; i < len(w)/8; i++ {
+	if m.k != 4 {
+		k := m.k
+		for i := 0; i < len(w)/k; i++ {
 			var x, y, z float64
-			for j := 8 * i; j < 8*i+8; j++ {
+			for j := k * i; j < k*i+k; j++ {
 				a, wj := 3*int(idx[j]), w[j]
 				x += wj * parent[a]
 				y += wj * parent[a+1]
