@@ -390,7 +390,11 @@ func thinQR4(X *mat.Dense) (*mat.Dense, [4][4]float64) {
 // ℓ/2, overfit between the collocation points).
 func (m *Mesh) shortEdgeCentres(e int, lmax float64) []geom.Vec3 {
 	type edge struct{ a, b int }
+	// Edges in first-seen order (not map order): the kernel centres'
+	// order changes the least-squares fit in its last bits, and results
+	// must not change from run to run.
 	normals := map[edge]geom.Vec3{}
+	var order []edge
 	for _, f := range m.Cells[e].Faces {
 		nrm := faceArea(m.Points, f).Normalized()
 		for i := range f {
@@ -398,11 +402,15 @@ func (m *Mesh) shortEdgeCentres(e int, lmax float64) []geom.Vec3 {
 			if a > b {
 				a, b = b, a
 			}
+			if _, ok := normals[edge{a, b}]; !ok {
+				order = append(order, edge{a, b})
+			}
 			normals[edge{a, b}] = normals[edge{a, b}].Add(nrm)
 		}
 	}
 	var out []geom.Vec3
-	for ed, n := range normals {
+	for _, ed := range order {
+		n := normals[ed]
 		pa, pb := geom.At(m.Points, ed.a), geom.At(m.Points, ed.b)
 		l := pa.Sub(pb).Norm()
 		if l >= lmax || n.Norm() == 0 {
