@@ -84,19 +84,7 @@ func (b *cellBuilder) finish() (*cellElements, error) {
 	if np > math.MaxInt32 || len(m.nodes) > math.MaxInt32 || len(m.w) > math.MaxInt32 {
 		return nil, fmt.Errorf("mesh too large: %d points, %d element nodes, %d quadrature points", np, len(m.nodes), len(m.w))
 	}
-	m.incStart = make([]int32, np+1)
-	for _, v := range m.nodes {
-		m.incStart[v+1]++
-	}
-	for v := 0; v < np; v++ {
-		m.incStart[v+1] += m.incStart[v]
-	}
-	m.incSlot = make([]int32, len(m.nodes))
-	next := append([]int32(nil), m.incStart[:np]...)
-	for s, v := range m.nodes {
-		m.incSlot[next[v]] = int32(s)
-		next[v]++
-	}
+	m.incStart, m.incSlot = buildIncidence(m.nodes, np)
 	return m, nil
 }
 
@@ -152,20 +140,7 @@ func (m *cellElements) addNodalForces(e, g int, P *geom.Mat3, s float64, out []f
 // gatherAdd adds to f the per-vertex sums of the per-slot results elem
 // for the vertices in [lo, hi), in the fixed incidence order.
 func (m *cellElements) gatherAdd(f, elem []float64, lo, hi int) {
-	start, slots := m.incStart, m.incSlot
-	for v := lo; v < hi; v++ {
-		var sx, sy, sz float64
-		for _, s := range slots[start[v]:start[v+1]] {
-			q := elem[3*int(s) : 3*int(s)+3 : 3*int(s)+3]
-			sx += q[0]
-			sy += q[1]
-			sz += q[2]
-		}
-		fv := f[3*v : 3*v+3 : 3*v+3]
-		fv[0] += sx
-		fv[1] += sy
-		fv[2] += sz
-	}
+	gatherIncidence(f, elem, m.incStart, m.incSlot, lo, hi)
 }
 
 // cellGrain is the number of elements per chunk of the element loops

@@ -115,19 +115,7 @@ func newTetElements(rest []float64, tets [][4]int) (*tetElements, error) {
 		return nil, firstBad
 	}
 	// Incidence lists, CSR: count, prefix sum, fill in element order.
-	m.incStart = make([]int32, np+1)
-	for _, v := range m.idx {
-		m.incStart[v+1]++
-	}
-	for v := 0; v < np; v++ {
-		m.incStart[v+1] += m.incStart[v]
-	}
-	m.incSlot = make([]int32, 4*ne)
-	next := append([]int32(nil), m.incStart[:np]...)
-	for s, v := range m.idx {
-		m.incSlot[next[v]] = int32(s)
-		next[v]++
-	}
+	m.incStart, m.incSlot = buildIncidence(m.idx, np)
 	return m, nil
 }
 
@@ -218,20 +206,7 @@ func (m *tetElements) nodalForces(e int, P *geom.Mat3, s float64, out []float64)
 // (12 per element) for the vertices in [lo, hi), in the fixed incidence
 // order.
 func (m *tetElements) gatherAdd(f, elem []float64, lo, hi int) {
-	start, slots := m.incStart, m.incSlot
-	for v := lo; v < hi; v++ {
-		var sx, sy, sz float64
-		for _, s := range slots[start[v]:start[v+1]] {
-			q := elem[3*int(s) : 3*int(s)+3 : 3*int(s)+3]
-			sx += q[0]
-			sy += q[1]
-			sz += q[2]
-		}
-		fv := f[3*v : 3*v+3 : 3*v+3]
-		fv[0] += sx
-		fv[1] += sy
-		fv[2] += sz
-	}
+	gatherIncidence(f, elem, m.incStart, m.incSlot, lo, hi)
 }
 
 // tetAssembler runs per-element kernels over a tetElements mesh in
