@@ -72,7 +72,7 @@ type StiffnessMap struct {
 // as StiffnessMap is by force fields.
 type DensityMap struct {
 	Regions               []DensityRegion `toml:"regions" doc:"regions of another density: [{box = [...], massDensity = ...}, {sphere = [cx, cy, cz, r], massDensity = ...}]; the last region containing an element's rest centre (the mean of its vertices) wins"`
-	MassDensityPerElement []float64       `toml:"massDensityPerElement" doc:"mass density of each element, in topology order: tetrahedra, then hexahedra, then polyhedra (overrides the uniform density and regions)" unit:"kg/m³" range:"(0,inf)"`
+	MassDensityPerElement []float64       `toml:"massDensityPerElement" doc:"mass density of each element, in topology order: tetrahedra, then hexahedra, then polyhedra; on a triangle surface, its triangles (overrides the uniform density and regions)" unit:"kg/m³" range:"(0,inf)"`
 }
 
 // CheckStiffnessMap validates the region shapes.

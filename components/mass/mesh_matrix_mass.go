@@ -25,6 +25,14 @@ import (
 // product of the 1-D (h/6)[2 1; 1 2]); massDensityPerElement then lists
 // the tetrahedra first, then the hexahedra.
 //
+// On a triangle surface (triangles and no volume cells in the topology:
+// a flat RegularGridTopology, a MeshLoader surface) the element matrix is
+// that of the linear triangle, M_ab = ρh∫Nₐ N_b dA = ρh·A/12·(1 + δ_ab)
+// (ρhA/6 on the diagonal, ρhA/12 off it, row sums ρhA/3), with the mass
+// per area ρh from massDensity × thickness, surfaceDensity or totalMass
+// exactly as for DiagonalMass (no default; massDensity without thickness
+// is an error, since SOFA reads it as a mass per area on triangles).
+//
 // Consistent versus lumped (DiagonalMass, the row sums of this matrix):
 // the consistent mass integrates ρ u·v exactly for the piecewise-linear
 // fields of the mesh, so the kinetic energy of any linear velocity field
@@ -47,8 +55,10 @@ import (
 // weight); the potential is −Σ (M g)·x = −Σ m_i g·x_i.
 type MeshMatrixMass struct {
 	graph.ObjectBase
-	MassDensity float64 `toml:"massDensity" doc:"mass density ρ (exclusive with totalMass; −1 means not given; 1000 kg/m³ when neither is given)" unit:"kg/m³" range:"(0,inf)"`
-	TotalMass   float64 `toml:"totalMass" doc:"total mass, with the uniform density that gives it (exclusive with massDensity and with per-element densities; −1 means not given)" unit:"kg" range:"(0,inf)"`
+	MassDensity    float64 `toml:"massDensity" doc:"mass density ρ, a volume density on surfaces too (exclusive with totalMass; −1 means not given; 1000 kg/m³ on a volume mesh when neither is given; no default on a triangle surface)" unit:"kg/m³" range:"(0,inf)"`
+	TotalMass      float64 `toml:"totalMass" doc:"total mass, with the uniform density that gives it (exclusive with massDensity and with per-element densities; −1 means not given)" unit:"kg" range:"(0,inf)"`
+	Thickness      float64 `toml:"thickness" doc:"triangle surfaces only (no volume cells in the topology): the sheet's thickness h, the mass per area being massDensity·h (needs massDensity; −1 means not given; an error on a volume mesh)" unit:"m" range:"(0,inf)"`
+	SurfaceDensity float64 `toml:"surfaceDensity" doc:"triangle surfaces only: the mass per area ρh (what SOFA calls massDensity on triangles; alone, exclusive with massDensity, thickness and totalMass; −1 means not given; an error on a volume mesh)" unit:"kg/m²" range:"(0,inf)"`
 	// Heterogeneity: regions' massDensity and massDensityPerElement apply;
 	// youngModulus values belong to the force field.
 	material.DensityMap
@@ -68,19 +78,24 @@ func init() {
 		Name: "MeshMatrixMass",
 		Kind: graph.KindMass,
 		Summary: "Consistent mass of a tetrahedral mesh on a Vec3 state: ρV/20·(I₄ + 11ᵀ) per tetrahedron and scalar DOF, ⊗ I₃ (SOFA, VegaFEM). Exact kinetic energy for linear velocity fields; " +
-			"no cheap inverse (explicit solvers need a linear solver). Density per tetrahedron from regions (each with a massDensity; a youngModulus there is for the force field) or massDensityPerElement; youngModulusPerElement is an error here. Applies gravity M·g.",
-		New: func() graph.Object { return &MeshMatrixMass{MassDensity: notGiven, TotalMass: notGiven} },
+			"no cheap inverse (explicit solvers need a linear solver). On a triangle surface (no volume cells), ρhA/12·(1 + δ_ab) per triangle with ρh = massDensity·thickness or surfaceDensity (kg/m²). Density per tetrahedron from regions (each with a massDensity; a youngModulus there is for the force field) or massDensityPerElement; youngModulusPerElement is an error here. Applies gravity M·g.",
+		New: func() graph.Object {
+			return &MeshMatrixMass{MassDensity: notGiven, TotalMass: notGiven, Thickness: notGiven, SurfaceDensity: notGiven}
+		},
 	})
 }
 
-// Validate checks the density fields (see validateTetMass).
-func (m *MeshMatrixMass) Validate() error {
-	return validateTetMass(m.MassDensity, m.TotalMass, &m.DensityMap)
+// fields returns the density fields for the shared helpers.
+func (m *MeshMatrixMass) fields() meshMassFields {
+	return meshMassFields{m.MassDensity, m.TotalMass, m.Thickness, m.SurfaceDensity, &m.DensityMap}
 }
+
+// Validate checks the density fields (see validateMeshMass).
+func (m *MeshMatrixMass) Validate() error { return validateMeshMass(m.fields()) }
 
 // Init assembles the consistent mass.
 func (m *MeshMatrixMass) Init() error {
-	tm, err := newTetMesh(&m.ObjectBase, m.MassDensity, m.TotalMass, &m.DensityMap)
+	tm, err := newTetMesh(&m.ObjectBase, m.fields())
 	if err != nil {
 		return err
 	}
