@@ -12,34 +12,46 @@ import (
 	_ "github.com/sofago/sofago/components/topology"
 )
 
+// massAssemblyCases are the masses the assembly tests compare with
+// AddMDx: the Vec3 masses on a heterogeneous tetrahedral grid, and the
+// triangle masses on a flat grid (n = 1 along y) with a region.
+var massAssemblyCases = func() []struct{ name, typ, grid, extra string } {
+	const volume = "max = [1, 0.3, 0.2]\n  n = [5, 3, 2]"
+	const surface = "max = [1, 0, 0.2]\n  n = [5, 1, 3]"
+	const het = "massDensity = 800\n  regions = [{box = [0, -1, 0, 0.5, 1, 1], massDensity = 3000}]"
+	return []struct{ name, typ, grid, extra string }{
+		{"DiagonalMass", "DiagonalMass", volume, het},
+		{"MeshMatrixMass", "MeshMatrixMass", volume, het},
+		{"UniformMass", "UniformMass", volume, "totalMass = 12"},
+		{"DiagonalMass/triangles", "DiagonalMass", surface, het + "\n  thickness = 0.003"},
+		{"MeshMatrixMass/triangles", "MeshMatrixMass", surface, het + "\n  thickness = 0.003"},
+	}
+}()
+
 // TestAssembledMassMatchesAddMDx checks that AddMToMatrix and AddMDx give
 // the same M·v for the lumped, consistent and uniform masses on a small
-// heterogeneous mesh (exactly the same products, summed in different
+// heterogeneous mesh (and the triangle masses on a flat one) (exactly the same products, summed in different
 // orders: 1e-14 relative), and that the assembled consistent mass sums to
 // 3× the physical mass (each of x, y, z carries it).
 func TestAssembledMassMatchesAddMDx(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
-	for _, typ := range []string{"DiagonalMass", "MeshMatrixMass", "UniformMass"} {
-		t.Run(typ, func(t *testing.T) {
-			extra := "massDensity = 800\n  regions = [{box = [0, 0, 0, 0.5, 1, 1], massDensity = 3000}]"
-			if typ == "UniformMass" {
-				extra = "totalMass = 12"
-			}
+	for _, c := range massAssemblyCases {
+		typ := c.typ
+		t.Run(c.name, func(t *testing.T) {
 			s := graphtest.MustLoad(t, "m.toml", `
 [[node]]
 name = "b"
   [[node.object]]
   type = "RegularGridTopology"
   min = [0, 0, 0]
-  max = [1, 0.3, 0.2]
-  n = [5, 3, 2]
+  `+c.grid+`
   [[node.object]]
   type = "MechanicalObject"
   name = "dofs"
   [[node.object]]
   type = "`+typ+`"
   name = "mass"
-  `+extra+`
+  `+c.extra+`
 `)
 			m := graphtest.Find[graph.Mass](t, s, "b/mass")
 			st := graphtest.Find[graph.State](t, s, "b/dofs")
@@ -96,27 +108,23 @@ name = "b"
 // products (the same stored values times one), so 1e-12 relative to the
 // column's largest entry is generous (measured exact).
 func TestMassBlocksMatchAddMDxColumns(t *testing.T) {
-	for _, typ := range []string{"DiagonalMass", "MeshMatrixMass", "UniformMass"} {
-		t.Run(typ, func(t *testing.T) {
-			extra := "massDensity = 800\n  regions = [{box = [0, 0, 0, 0.5, 1, 1], massDensity = 3000}]"
-			if typ == "UniformMass" {
-				extra = "totalMass = 12"
-			}
+	for _, c := range massAssemblyCases {
+		typ := c.typ
+		t.Run(c.name, func(t *testing.T) {
 			s := graphtest.MustLoad(t, "m.toml", `
 [[node]]
 name = "b"
   [[node.object]]
   type = "RegularGridTopology"
   min = [0, 0, 0]
-  max = [1, 0.3, 0.2]
-  n = [5, 3, 2]
+  `+c.grid+`
   [[node.object]]
   type = "MechanicalObject"
   name = "dofs"
   [[node.object]]
   type = "`+typ+`"
   name = "mass"
-  `+extra+`
+  `+c.extra+`
 `)
 			m := graphtest.Find[graph.Mass](t, s, "b/mass")
 			st := graphtest.Find[graph.State](t, s, "b/dofs")
