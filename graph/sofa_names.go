@@ -57,6 +57,9 @@ const (
 )
 
 // sofaNames is the table. Keep it sorted by kind, then name.
+// triangleMembraneNote explains SOFA's membrane triangles.
+const triangleMembraneNote = "a membrane of triangles (Green–Lagrange strain, St Venant–Kirchhoff) is TriangularShellForceField with bending = false; give its thickness (membrane stiffness E·h), youngModulus and poissonRatio as in SOFA"
+
 var sofaNames = []SOFAName{
 	// MechanicalObject templates.
 	{Name: "Vec1d", Template: true, Status: SOFAAlias, Use: "Vec1"},
@@ -127,9 +130,10 @@ var sofaNames = []SOFAName{
 	{Name: "StiffSpringForceField", Status: SOFAEquivalent, Use: "SpringForceField", Note: stiffSpringNote},
 	{Name: "RegularGridSpringForceField", Status: SOFAEquivalent, Use: "MeshSpringForceField", Note: "MeshSpringForceField on a RegularGridTopology: with elements = \"hexahedra\" and cubesStiffness (or youngModulus), a spring between every pair of corners of each cell; on a flat grid (n = 1 along one axis), trianglesStiffness"},
 	{Name: "TriangleBendingSprings", Status: SOFAEquivalent, Use: "TriangularBendingSprings", Note: "the same springs across the interior edges of a triangle surface"},
-	{Name: "FastTriangularBendingSprings", Status: SOFANotImplemented, Use: "TriangularBendingSprings", Note: "the quadratic bending model is not implemented; TriangularBendingSprings resists bending with a spring across each interior edge"},
-	{Name: "TriangularFEMForceField", Status: SOFANotImplemented, Note: "membrane (triangle) elements are not implemented: model the sheet as a thin layer of tetrahedra"},
-	{Name: "TriangleFEMForceField", Status: SOFANotImplemented, Note: "membrane (triangle) elements are not implemented: model the sheet as a thin layer of tetrahedra"},
+	{Name: "FastTriangularBendingSprings", Status: SOFANotImplemented, Use: "TriangularBendingSprings", Note: "the quadratic bending model is not implemented; TriangularBendingSprings resists bending with a spring across each interior edge, TriangularShellForceField with membrane = false is a thin plate's bending energy (E, ν, thickness)"},
+	{Name: "TriangularFEMForceField", Status: SOFAEquivalent, Use: "TriangularShellForceField", Note: triangleMembraneNote},
+	{Name: "TriangleFEMForceField", Status: SOFAEquivalent, Use: "TriangularShellForceField", Note: triangleMembraneNote},
+	{Name: "TriangularBendingFEMForceField", Status: SOFAEquivalent, Use: "TriangularShellForceField", Note: "the Shells plugin's thin shell: here rotation-free (Vec3 points only; each triangle's curvature from it and its three neighbours), membrane and bending in one force field"},
 
 	// Constraint-based contact and joints.
 	{Name: "GenericConstraintSolver", Status: SOFANotImplemented, Note: penaltyContacts},

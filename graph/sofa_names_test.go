@@ -75,7 +75,7 @@ func TestSOFANameMessages(t *testing.T) {
 		{"StiffSpringForceField", typeScene("StiffSpringForceField"), 6, []string{`SOFA's type StiffSpringForceField is SpringForceField here (did you mean "SpringForceField"?)`, "SpringForceField is both"}},
 		{"RegularGridSpringForceField", typeScene("RegularGridSpringForceField"), 6, []string{`did you mean "MeshSpringForceField"?`}},
 		{"TriangleBendingSprings", typeScene("TriangleBendingSprings"), 6, []string{`did you mean "TriangularBendingSprings"?`}},
-		{"TriangularFEMForceField", typeScene("TriangularFEMForceField"), 6, []string{"is not implemented yet"}},
+		{"TriangularFEMForceField", typeScene("TriangularFEMForceField"), 6, []string{`did you mean "TriangularShellForceField"?`, "bending = false"}},
 		{"DefaultAnimationLoop", typeScene("DefaultAnimationLoop"), 6, []string{"is not needed here", "no animation-loop object", "remove it"}},
 		{"FreeMotionAnimationLoop", typeScene("FreeMotionAnimationLoop"), 6, []string{"is not needed here", "penalty forces"}},
 		{"RequiredPlugin", typeScene("RequiredPlugin"), 6, []string{"SOFA's type RequiredPlugin is not needed here: every component is compiled in"}},

@@ -1,0 +1,295 @@
+package forcefield_test
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/sofago/sofago/components/forcefield"
+	"github.com/sofago/sofago/geom"
+	"github.com/sofago/sofago/graph"
+	"github.com/sofago/sofago/graph/graphtest"
+)
+
+// shellFlatScene: a flat 1 × 0.8 sheet in the plane z = 0 with n × m
+// vertices (checkerboard triangles) and a TriangularShellForceField.
+func shellFlatScene(n, m int, fields string) string {
+	return fmt.Sprintf(`
+[[node]]
+name = "sheet"
+  [[node.object]]
+  type = "RegularGridTopology"
+  min = [0, 0, 0]
+  max = [1, 0.8, 0]
+  n = [%d, %d, 1]
+  [[node.object]]
+  type = "MechanicalObject"
+  name = "dofs"
+  [[node.object]]
+  type = "TriangularShellForceField"
+  name = "shell"
+%s`, n, m, fields)
+}
+
+// shellRoofScene: a cylindrical patch (R = 2, length 1.5, 70° of arc).
+func shellRoofScene(n, m int, fields string) string {
+	return fmt.Sprintf(`
+[[node]]
+name = "sheet"
+  [[node.object]]
+  type = "CylinderGridTopology"
+  radius = 2
+  length = 1.5
+  angles = [-30, 40]
+  n = [%d, %d]
+  [[node.object]]
+  type = "MechanicalObject"
+  name = "dofs"
+  [[node.object]]
+  type = "TriangularShellForceField"
+  name = "shell"
+%s`, n, m, fields)
+}
+
+func loadShell(t *testing.T, scene string) (*forcefield.TriangularShellForceField, []float64) {
+	t.Helper()
+	s := graphtest.MustLoad(t, "shell.toml", scene)
+	ff := graphtest.Find[*forcefield.TriangularShellForceField](t, s, "sheet/shell")
+	return ff, ff.Base().Node.State().Vec(graph.RestPosition)
+}
+
+// shellCases are the meshes and material settings the fixtures run on:
+// flat and curved rest shapes, free and clamped edges, membrane and
+// bending alone and together (thickness 0.05: both parts of the same
+// order at these deformations).
+var shellCases = []struct{ name, scene string }{
+	{"flat free", shellFlatScene(5, 4, "  youngModulus = 1e6\n  poissonRatio = 0.3\n  thickness = 0.05")},
+	{"flat clamped", shellFlatScene(5, 4, "  youngModulus = 1e6\n  poissonRatio = 0.3\n  thickness = 0.05\n  clampedBoxes = [[-0.01, -0.01, -1, 0.01, 0.81, 1], [-0.01, -0.01, -1, 1.01, 0.01, 1]]")},
+	{"flat bending only", shellFlatScene(4, 4, "  youngModulus = 1e6\n  poissonRatio = 0.25\n  thickness = 0.05\n  membrane = false")},
+	{"flat membrane only", shellFlatScene(4, 4, "  youngModulus = 1e6\n  poissonRatio = 0.25\n  thickness = 0.05\n  bending = false")},
+	{"curved", shellRoofScene(5, 5, "  youngModulus = 1e6\n  poissonRatio = 0.3\n  thickness = 0.05\n  clampedBoxes = [[-0.01, -5, -5, 0.01, 5, 5]]")},
+	{"curved per-triangle thickness", shellRoofScene(3, 4, "  youngModulus = 1e6\n  poissonRatio = 0.1\n  thickness = 1\n  thicknesses = [0.03, 0.04, 0.05, 0.06, 0.07, 0.08, 0.03, 0.04, 0.05, 0.06, 0.07, 0.08]")},
+}
+
+// TestShellFixture: forces = −∇W and AddDForce = ∂f/∂x (central
+// differences, relative 1e-6) on every case, at three configurations:
+// randomly deformed (displacements up to 5% of the sheet), the same turned
+// by a large random rotation, and folded (a 90° bend across the sheet plus
+// noise).
+func TestShellFixture(t *testing.T) {
+	for _, c := range shellCases {
+		ff, rest := loadShell(t, c.scene)
+		rng := rand.New(rand.NewPCG(3, 4))
+		u := shellRandom(rng, len(rest), 0.05)
+		deformed := shellTransform(rest, u, geom.Identity3(), geom.Vec3{})
+		rotated := shellTransform(rest, u, shellRotation(rng), geom.Vec3{0.3, -2, 1})
+		folded := make([]float64, len(rest))
+		for i := 0; i < len(rest)/3; i++ {
+			p := geom.At(rest, i)
+			// Bend about the line x = 0.5: the half x > 0.5 turns up by up to 90°.
+			if p[0] > 0.5 {
+				a := math.Pi / 2 * (p[0] - 0.5) / 0.5
+				r := 0.5 / (math.Pi / 2)
+				p = geom.Vec3{0.5 + r*math.Sin(a), p[1], p[2] + r*(1-math.Cos(a))}
+			}
+			geom.Put(folded, i, p.Add(geom.At(u, i).Scale(0.1)))
+		}
+		for name, x := range map[string][]float64{"deformed": deformed, "rotated": rotated, "folded": folded} {
+			if !graphtest.CheckForceField(t, ff, graph.Vec3, x, nil, graphtest.Options{Trials: 3}) {
+				t.Errorf("%s, %s: fixture failed", c.name, name)
+			}
+		}
+	}
+}
+
+// TestShellRigidMotion: rigid motions of any size give zero energy and
+// zero force at rest (free edges, flat and curved), and leave the energy
+// of a deformed configuration unchanged while turning its forces with it.
+// The bound 1e-9 is rounding relative to the forces of a 1% deformation.
+func TestShellRigidMotion(t *testing.T) {
+	for _, c := range shellCases {
+		if c.name == "flat clamped" || c.name == "curved" {
+			continue // clamped edges are held in the world frame
+		}
+		ff, rest := loadShell(t, c.scene)
+		rng := rand.New(rand.NewPCG(5, 6))
+		u := shellRandom(rng, len(rest), 0.01)
+		f0 := make([]float64, len(rest))
+		ff.AddForce(f0, shellTransform(rest, u, geom.Identity3(), geom.Vec3{}), nil)
+		w0 := ff.PotentialEnergy(shellTransform(rest, u, geom.Identity3(), geom.Vec3{}))
+		scale := maxAbsF(f0)
+		for trial := 0; trial < 3; trial++ {
+			Q := shellRotation(rng)
+			b := geom.Vec3{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+			f := make([]float64, len(rest))
+			x := shellTransform(rest, nil, Q, b)
+			ff.AddForce(f, x, nil)
+			if m := maxAbsF(f); m > 1e-9*scale {
+				t.Errorf("%s: rigid motion of the rest shape: force %g (forces of a 1%% deformation: %g)", c.name, m, scale)
+			}
+			if w := ff.PotentialEnergy(x); math.Abs(w) > 1e-12*w0 {
+				t.Errorf("%s: rigid motion of the rest shape: energy %g (deformed: %g)", c.name, w, w0)
+			}
+			xd := shellTransform(rest, u, Q, b)
+			clear(f)
+			ff.AddForce(f, xd, nil)
+			for i := 0; i < len(rest)/3; i++ {
+				want := Q.MulVec(geom.At(f0, i))
+				if d := geom.At(f, i).Sub(want).Norm(); d > 1e-9*scale {
+					t.Fatalf("%s: rotated deformed configuration: force on point %d is %v, want the rotated %v", c.name, i, geom.At(f, i), want)
+				}
+			}
+			if w := ff.PotentialEnergy(xd); math.Abs(w-w0) > 1e-10*w0 {
+				t.Errorf("%s: rotated deformed configuration: energy %.15g, unrotated %.15g", c.name, w, w0)
+			}
+		}
+	}
+}
+
+// TestShellAssembled: the 3×3 blocks (StiffnessBlocks/KBlocks, used by
+// SparseCholeskySolver) and AddKToMatrix give AddDForce's K, and KBlocks
+// and AddForce are bitwise the same on one worker and two.
+func TestShellAssembled(t *testing.T) {
+	for _, c := range shellCases {
+		ff, rest := loadShell(t, c.scene)
+		rng := rand.New(rand.NewPCG(7, 8))
+		x := shellTransform(rest, shellRandom(rng, len(rest), 0.05), shellRotation(rng), geom.Vec3{})
+		checkAssembled(t, ff, x)
+		var fs, ks [2][]float64
+		for w := 1; w <= 2; w++ {
+			ff.SetWorkers(w)
+			fs[w-1] = make([]float64, len(x))
+			ff.AddForce(fs[w-1], x, nil)
+			ks[w-1] = make([]float64, 9*len(ff.StiffnessBlocks())/2)
+			ff.KBlocks(ks[w-1], 1)
+		}
+		for i := range fs[0] {
+			if math.Float64bits(fs[0][i]) != math.Float64bits(fs[1][i]) {
+				t.Fatalf("%s: forces differ between 1 and 2 workers at %d", c.name, i)
+			}
+		}
+		for i := range ks[0] {
+			if math.Float64bits(ks[0][i]) != math.Float64bits(ks[1][i]) {
+				t.Fatalf("%s: KBlocks differ between 1 and 2 workers at %d", c.name, i)
+			}
+		}
+		ff.SetWorkers(0)
+	}
+}
+
+// TestShellQuadraticPatch: the curvature of a quadratic surface is exact.
+// The flat sheet deformed to z = ε (a X² + 2 b X Y + c Y²)/2 has, in every
+// interior triangle, the fitted curvature t_z ε (a, c, b) in its rest axes
+// (X along its first edge, rotated from the world's), t_z the z component
+// of the triangle's unit normal: the fit reproduces quadratics exactly. A
+// twist z = ε b X Y (H_nn + ν H_tt = 0 on every edge of the rectangle)
+// satisfies the free-edge condition, so there every triangle, boundary or
+// not, is exact.
+func TestShellQuadraticPatch(t *testing.T) {
+	ff, rest := loadShell(t, shellFlatScene(6, 5, "  youngModulus = 1e6\n  poissonRatio = 0.3\n  thickness = 0.05"))
+	tris := ff.Base().Node.Topology().Triangles()
+	boundary := map[[2]int]int{}
+	for _, tr := range tris {
+		for a := 0; a < 3; a++ {
+			i, j := tr[a], tr[(a+1)%3]
+			boundary[[2]int{min(i, j), max(i, j)}]++
+		}
+	}
+	const eps = 0.3
+	for _, q := range [][3]float64{{1, 0.4, -0.7}, {0, 0.8, 0}} {
+		a, b, c := q[0], q[1], q[2]
+		twist := a == 0 && c == 0
+		x := make([]float64, len(rest))
+		for i := 0; i < len(rest)/3; i++ {
+			p := geom.At(rest, i)
+			X, Y := p[0], p[1]
+			geom.Put(x, i, geom.Vec3{X, Y, eps * (a*X*X + 2*b*X*Y + c*Y*Y) / 2})
+		}
+		checked := 0
+		for ti, tr := range tris {
+			interior := true
+			for k := 0; k < 3; k++ {
+				i, j := tr[k], tr[(k+1)%3]
+				if boundary[[2]int{min(i, j), max(i, j)}] == 1 {
+					interior = false
+				}
+			}
+			if !interior && !twist {
+				continue
+			}
+			p0, p1, p2 := geom.At(x, tr[0]), geom.At(x, tr[1]), geom.At(x, tr[2])
+			tz := p1.Sub(p0).Cross(p2.Sub(p0)).Normalized()[2]
+			// World Hessian εH rotated into the triangle's rest axes.
+			r0, r1 := geom.At(rest, tr[0]), geom.At(rest, tr[1])
+			e1 := r1.Sub(r0).Normalized()
+			e2 := geom.Vec3{-e1[1], e1[0], 0}
+			hxx := func(u, v geom.Vec3) float64 {
+				return eps * (a*u[0]*v[0] + b*(u[0]*v[1]+u[1]*v[0]) + c*u[1]*v[1])
+			}
+			want := [3]float64{tz * hxx(e1, e1), tz * hxx(e2, e2), tz * hxx(e1, e2)}
+			got := ff.Curvature(ti, x)
+			for s := 0; s < 3; s++ {
+				if math.Abs(got[s]-want[s]) > 1e-12 {
+					t.Fatalf("q = %v, triangle %d %v: curvature %v, want %v", q, ti, tr, got, want)
+				}
+			}
+			checked++
+		}
+		if checked < 10 {
+			t.Fatalf("only %d triangles checked", checked)
+		}
+	}
+}
+
+// TestShellErrors: a bad box, no energy, and an edge shared by three
+// triangles are refused with a message.
+func TestShellErrors(t *testing.T) {
+	for _, c := range []struct{ fields, want string }{
+		{"  youngModulus = 1\n  thickness = 0.1\n  clampedBoxes = [[0, 0, 0, 1, 1]]", "want 6"},
+		{"  youngModulus = 1\n  thickness = 0.1\n  membrane = false\n  bending = false", "no energy"},
+		{"  youngModulus = 1\n  thickness = 0.1\n  thicknesses = [1, 2]", "thicknesses has 2 values"},
+	} {
+		s, err := graph.Load("e.toml", []byte(shellFlatScene(3, 3, c.fields)))
+		if err == nil {
+			err = s.Init()
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("fields %q: error %v, want one containing %q", c.fields, err, c.want)
+		}
+	}
+}
+
+// shellRotation returns a uniformly random rotation matrix.
+func shellRotation(rng *rand.Rand) geom.Mat3 {
+	q := [4]float64{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+	n := math.Sqrt(q[0]*q[0] + q[1]*q[1] + q[2]*q[2] + q[3]*q[3])
+	x, y, z, w := q[0]/n, q[1]/n, q[2]/n, q[3]/n
+	return geom.Mat3{
+		1 - 2*(y*y+z*z), 2 * (x*y - z*w), 2 * (x*z + y*w),
+		2 * (x*y + z*w), 1 - 2*(x*x+z*z), 2 * (y*z - x*w),
+		2 * (x*z - y*w), 2 * (y*z + x*w), 1 - 2*(x*x+y*y),
+	}
+}
+
+// shellTransform returns Q(X + u) + b for every point X of rest (u may be nil).
+func shellTransform(rest, u []float64, Q geom.Mat3, b geom.Vec3) []float64 {
+	x := make([]float64, len(rest))
+	for i := 0; i < len(rest)/3; i++ {
+		p := geom.At(rest, i)
+		if u != nil {
+			p = p.Add(geom.At(u, i))
+		}
+		geom.Put(x, i, Q.MulVec(p).Add(b))
+	}
+	return x
+}
+
+func shellRandom(rng *rand.Rand, n int, amp float64) []float64 {
+	u := make([]float64, n)
+	for i := range u {
+		u[i] = amp * (2*rng.Float64() - 1)
+	}
+	return u
+}
