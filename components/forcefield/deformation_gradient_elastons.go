@@ -41,6 +41,50 @@ const f332Size = 36
 //     the centres d_v of the region's voxels (the midpoint rule per voxel),
 //     forces ∂W/∂F_0 = Σ_v ω_v P(F(d_v)), ∂W/∂F_k = Σ_v ω_v d_v,k P(F(d_v)).
 
+// Reduced shear integration (shearIntegration = "reduced"). With rigid
+// frames and linear weights a segment of length ℓ along x bending with
+// curvature κ has u_x = −κ X y (exact) but u_y = κX² − κℓX/2 (each frame
+// extrapolates the bent axis rigidly), so ε_xy = ½κ(X − ℓ/2): a shear
+// linear along the segment, zero at its centre. Its gradient ∂ε_xy/∂X
+// (in β_x) carries the spurious energy G κ² ℓ²/12 per unit volume that
+// multiplies the bending stiffness by 1 + (G/E)(ℓ/h)² (shear locking);
+// the centre value, ½(v/ℓ − θ/2), is the shear of the linear Timoshenko
+// element with one-point shear integration, which does not lock. The
+// classical cure (selective reduced, or assumed-strain, integration of
+// the transverse shear of hexahedra) samples each shear component on the
+// line through the centre along the third axis:
+//
+//	ε̃_ij(d) = ε_ij(d with d_i = d_j = 0)  (i ≠ j),  ε̃_ii(d) = ε_ii(d),
+//
+// i.e. ε_xy keeps only its z-variation, ε_xz its y-variation, ε_yz its
+// x-variation (torsion lives in ∂ε_xy/∂z and ∂ε_xz/∂y and is kept; the
+// normal strains, and so bending's ∂ε_xx/∂y, are untouched). The energy
+// W̃ = ∫ Ψ(ε̃(d)) dV is still an energy of the F_a, and the forces and
+// tangent below are its exact derivatives: ε̃ is a projection P of each
+// term of ε's expansion in d (corotational: ε_a, a = 0..3, P_k drops the
+// components ij ∋ k of ε_k; Green–Lagrange: the term of d^a d^b drops the
+// components ij that contain a or b), so the stress conjugate to each
+// term is projected the same way (P is orthogonal for the ":" product).
+// The axes are the material (rest) axes X: the energy stays invariant
+// under rotations of the deformed configuration (the corotational
+// measure takes R out first; Green–Lagrange E is material), rigid motions
+// have none, but it depends on how the rest shape is oriented: slender
+// parts should lie along the axes, as for hexahedra.
+
+// shearDrop[a] is the bit set (bits 3, 4, 5 of the sym6 components xy, yz,
+// zx) of the shear components reduced integration drops from the term of
+// offset component a (0: the constant term, 1..3: d_x, d_y, d_z).
+var shearDrop = [4]uint8{0, 1<<3 | 1<<5, 1<<3 | 1<<4, 1<<4 | 1<<5}
+
+// reduce zeroes the components of e in the bit set drop.
+func reduce(e *sym6, drop uint8) {
+	for i := 3; i < 6; i++ {
+		if drop&(1<<i) != 0 {
+			e[i] = 0
+		}
+	}
+}
+
 // f332Mode is how the energy of F332 samples is integrated.
 type f332Mode int
 
@@ -112,6 +156,7 @@ type elastonCache struct {
 type elastonKernel struct {
 	mode       f332Mode
 	lambda, mu float64
+	reduced    bool                         // shearIntegration = "reduced"
 	coro       *material.CorotationalLinear // rotation of the centre's F (corotational)
 }
 
@@ -273,6 +318,9 @@ func (k *elastonKernel) coroForce(c *elastonCache, m []float64) (W float64, g [4
 			eps[0][1]--
 			eps[0][2]--
 		}
+		if k.reduced {
+			reduce(&eps[a], shearDrop[a])
+		}
 		Ce[a] = k.hooke(&eps[a])
 	}
 	for a := 0; a < 4; a++ {
@@ -281,6 +329,9 @@ func (k *elastonKernel) coroForce(c *elastonCache, m []float64) (W float64, g [4
 			if M[a][b] != 0 {
 				axpy6(&s, M[a][b], &Ce[b])
 			}
+		}
+		if k.reduced {
+			reduce(&s, shearDrop[a])
 		}
 		c.sig[a] = s.full()
 		W += 0.5 * ddot6(&eps[a], &s)
@@ -326,6 +377,9 @@ func (k *elastonKernel) coroDForce(c *elastonCache, m []float64, dF *[4]geom.Mat
 	var dCe [4]sym6
 	for a := 0; a < 4; a++ {
 		e := symOf(&dY[a])
+		if k.reduced {
+			reduce(&e, shearDrop[a])
+		}
 		dCe[a] = k.hooke(&e)
 	}
 	var dsig [4]geom.Mat3
@@ -335,6 +389,9 @@ func (k *elastonKernel) coroDForce(c *elastonCache, m []float64, dF *[4]geom.Mat
 			if M[a][b] != 0 {
 				axpy6(&s, M[a][b], &dCe[b])
 			}
+		}
+		if k.reduced {
+			reduce(&s, shearDrop[a])
 		}
 		dsig[a] = s.full()
 	}
@@ -407,14 +464,20 @@ func (k *elastonKernel) greenForce(c *elastonCache, m []float64) (W float64, g [
 	var E, Sh [10]sym6
 	for p, ab := range greenPairs {
 		E[p] = greenStrainTerm(&c.F, nil, ab[0], ab[1])
+		if k.reduced {
+			reduce(&E[p], shearDrop[ab[0]]|shearDrop[ab[1]])
+		}
 		Sh[p] = k.hooke(&E[p])
 	}
-	for p := range greenPairs {
+	for p, ab := range greenPairs {
 		var s sym6
 		for q := range greenPairs {
 			if mm := m[pairMoment[p][q]]; mm != 0 {
 				axpy6(&s, mm, &Sh[q])
 			}
+		}
+		if k.reduced {
+			reduce(&s, shearDrop[ab[0]]|shearDrop[ab[1]])
 		}
 		c.Sig[p] = s.full()
 		W += 0.5 * ddot6(&E[p], &s)
@@ -431,15 +494,21 @@ func (k *elastonKernel) greenDForce(c *elastonCache, m []float64, dF *[4]geom.Ma
 	var dSh [10]sym6
 	for p, ab := range greenPairs {
 		e := greenStrainTerm(&c.F, dF, ab[0], ab[1])
+		if k.reduced {
+			reduce(&e, shearDrop[ab[0]]|shearDrop[ab[1]])
+		}
 		dSh[p] = k.hooke(&e)
 	}
 	var dSig [10]geom.Mat3
-	for p := range greenPairs {
+	for p, ab := range greenPairs {
 		var s sym6
 		for q := range greenPairs {
 			if mm := m[pairMoment[p][q]]; mm != 0 {
 				axpy6(&s, mm, &dSh[q])
 			}
+		}
+		if k.reduced {
+			reduce(&s, shearDrop[ab[0]]|shearDrop[ab[1]])
 		}
 		dSig[p] = s.full()
 	}

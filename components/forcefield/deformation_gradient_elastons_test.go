@@ -311,3 +311,216 @@ name = "samples"
 }
 
 func sliceOf(m geom.Mat3) []float64 { return m[:] }
+
+// TestF332ReducedShearFixture: with shearIntegration = reduced, the closed
+// forms (CorotationalLinear and Linear with moments of order 2,
+// StVenantKirchhoff with order 2 and 4) pass the force field fixture
+// (force = −∇energy, AddDForce = the differences of AddForce) on the
+// samples of TestF332ForceFieldFixture: random heterogeneous off-centre
+// regions, random rotations, strains of ~20%, gradients of ~1/m, a third
+// inverted. Same tolerance as there.
+func TestF332ReducedShearFixture(t *testing.T) {
+	rng := rand.New(rand.NewPCG(43, 1))
+	x := randomF332(rng, 12, 0.2, 1, true)
+	for _, c := range []struct {
+		law   string
+		order int
+	}{{material.NameCorotationalLinear, 2}, {material.NameLinear, 2}, {material.NameStVenantKirchhoff, 2}, {material.NameStVenantKirchhoff, 4}} {
+		t.Run(fmt.Sprintf("%s/order=%d", c.law, c.order), func(t *testing.T) {
+			ff, st := loadF332(t, x, fmt.Sprintf("seed = 3\n  count = 12\n  order = %d", c.order), fmt.Sprintf(`materialName = %q
+  youngModulus = 1e6
+  poissonRatio = 0.35
+  shearIntegration = "reduced"`, c.law))
+			graphtest.CheckForceField(t, ff, graph.F332, st.Vec(graph.Position), nil, graphtest.Options{Seed: 7, Trials: 4, Tolerance: fdTolerance, Step: 1e-7})
+		})
+	}
+}
+
+// TestF332ReducedShearDefinition checks the reduced energy against its
+// definition, computed independently: on a box region (0.4 × 0.1 × 0.2 m,
+// 8×2×4 voxels, centred on the sample), W̃ = ∫ Ψ(ε̃(d)) dV with
+// ε̃_ii(d) = ε_ii(d) and ε̃_ij(d) = ε_ij(d with d_i = d_j = 0) (i ≠ j),
+// Ψ = μ ε̃:ε̃ + λ/2 (tr ε̃)², integrated by 3×3×3-point Gauss–Legendre
+// (exact to degree 5: Ψ is of degree 2 in d for the corotational strain
+// sym(RᵀF(d)) − I, R the polar rotation of F_0, and of degree 4 for the
+// Green–Lagrange strain ½(F(d)ᵀF(d) − I)), at a random rotated and
+// strained configuration with large gradients. Also: the energy is
+// unchanged when the deformed configuration is rotated (Q F_a for every
+// a), and differs from the full integration's (the reduction acts).
+// Relative 1e-12: sums of a few hundred products.
+func TestF332ReducedShearDefinition(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 4))
+	h := geom.Vec3{0.4, 0.1, 0.2}
+	box := "box = [0.4, 0.1, 0.2]\n  cells = [8, 2, 4]\n  count = 1"
+	const E, nu = 1e6, 0.3
+	lambda, mu := material.Lame(E, nu)
+	var F [4]geom.Mat3
+	R := geom.QuatFromAxisAngle(geom.Vec3{0.3, -1, 2}.Normalized(), 1.3).Mat()
+	for a := 0; a < 4; a++ {
+		for i := range F[a] {
+			F[a][i] = 0.8 * rng.NormFloat64()
+		}
+		if a == 0 {
+			F[0] = R.Mul(geom.Identity3().Add(F[0].Sym().Scale(0.15)))
+		} else {
+			F[a] = R.Mul(F[a])
+		}
+	}
+	pack := func(Q geom.Mat3) []float64 {
+		var x []float64
+		for a := 0; a < 4; a++ {
+			x = append(x, sliceOf(Q.Mul(F[a]))...)
+		}
+		return x
+	}
+	Fd := func(d geom.Vec3) geom.Mat3 {
+		return F[0].Add(F[1].Scale(d[0])).Add(F[2].Scale(d[1])).Add(F[3].Scale(d[2]))
+	}
+	Rc, _ := geom.Polar(F[0])
+	strains := map[string]func(d geom.Vec3) geom.Mat3{
+		material.NameCorotationalLinear: func(d geom.Vec3) geom.Mat3 { return Rc.TMul(Fd(d)).Sym().Sub(geom.Identity3()) },
+		material.NameStVenantKirchhoff: func(d geom.Vec3) geom.Mat3 {
+			f := Fd(d)
+			return f.TMul(f).Sub(geom.Identity3()).Scale(0.5)
+		},
+	}
+	gp := [3]float64{-math.Sqrt(0.6), 0, math.Sqrt(0.6)}
+	gw := [3]float64{5.0 / 9, 8.0 / 9, 5.0 / 9}
+	for law, strain := range strains {
+		want := 0.0
+		for i := 0; i < 3; i++ {
+			for j := 0; j < 3; j++ {
+				for k := 0; k < 3; k++ {
+					d := geom.Vec3{gp[i] * h[0] / 2, gp[j] * h[1] / 2, gp[k] * h[2] / 2}
+					e := strain(d)
+					for p := 0; p < 3; p++ {
+						for q := 0; q < 3; q++ {
+							if p == q {
+								continue
+							}
+							dp := d
+							dp[p], dp[q] = 0, 0
+							e[3*p+q] = strain(dp)[3*p+q]
+						}
+					}
+					w := gw[i] * gw[j] * gw[k] * h[0] * h[1] * h[2] / 8
+					want += w * (mu*e.DDot(e) + lambda/2*e.Trace()*e.Trace())
+				}
+			}
+		}
+		order := map[string]int{material.NameCorotationalLinear: 2, material.NameStVenantKirchhoff: 4}[law]
+		fields := fmt.Sprintf("materialName = %q\n  youngModulus = %g\n  poissonRatio = %g", law, E, nu)
+		ff, _ := loadF332(t, pack(geom.Identity3()), fmt.Sprintf("%s\n  order = %d", box, order), fields+"\n  shearIntegration = \"reduced\"")
+		full, _ := loadF332(t, pack(geom.Identity3()), fmt.Sprintf("%s\n  order = %d", box, order), fields)
+		W := ff.PotentialEnergy(pack(geom.Identity3()))
+		Wfull := full.PotentialEnergy(pack(geom.Identity3()))
+		Q := geom.QuatFromAxisAngle(geom.Vec3{1, 1, 0.2}.Normalized(), 2.7).Mat()
+		WQ := ff.PotentialEnergy(pack(Q))
+		t.Logf("%s: reduced %.15g, definition by Gauss quadrature %.15g; rotated %.15g; full integration %.6g", law, W, want, WQ, Wfull)
+		if math.Abs(W-want) > 1e-12*want {
+			t.Errorf("%s: reduced energy %.15g, its definition %.15g", law, W, want)
+		}
+		if math.Abs(WQ-W) > 1e-12*W {
+			t.Errorf("%s: rotating the deformed configuration changed the reduced energy from %.15g to %.15g", law, W, WQ)
+		}
+		if !(math.Abs(Wfull-W) > 1e-3*W) {
+			t.Errorf("%s: reduced %.15g and full %.15g energies do not differ", law, W, Wfull)
+		}
+	}
+}
+
+// TestF332ReducedShearBending: the locking mode itself. A region of
+// length ℓ = 0.4 m along x (a 0.4 × 0.1 × 0.2 m box, centred) strained as
+// two rigid frames blended linearly and bent by κ about z make it (small
+// strains, Linear law, ν = 0): ε_xx = −κ y exactly, and the spurious shear
+// ε_xy = ½ κ x about the centre, i.e. β_y = −κ e_x e_xᵀ and
+// β_x = ½κ (e_x e_yᵀ + e_y e_xᵀ). Full integration adds 2G (κ/2)² ℓ²/12 V
+// to the bending energy E κ² h_y²/24 V, the ratio 1 + (G/E)(ℓ/h_y)² (= 9
+// here); reduced integration leaves the bending energy alone. The
+// z-variation of ε_xy (half of torsion's strain, β_z = ½φ (e_x e_yᵀ +
+// e_y e_xᵀ)) is kept: 2G (φ/2)² h_z²/12 V either way. The hand formulas
+// are checked against the elaston closed form first. Relative 1e-12.
+func TestF332ReducedShearBending(t *testing.T) {
+	h := geom.Vec3{0.4, 0.1, 0.2}
+	box := "box = [0.4, 0.1, 0.2]\n  cells = [8, 2, 4]\n  count = 1"
+	const E, kappa, phi = 1e6, 0.3, 0.7
+	lambda, mu := material.Lame(E, 0)
+	V := h[0] * h[1] * h[2]
+	var exy geom.Mat3
+	exy[1], exy[3] = 0.5, 0.5
+	var bend [3]geom.Mat3
+	bend[1][0] = -kappa        // ∂ε/∂y: ε_xx = −κy
+	bend[0] = exy.Scale(kappa) // ∂ε/∂x: ε_xy = ½κx
+	var twist [3]geom.Mat3
+	twist[2] = exy.Scale(phi) // ∂ε/∂z: ε_xy = ½φz (torsion)
+	pack := func(beta [3]geom.Mat3) []float64 {
+		x := sliceOf(geom.Identity3())
+		for k := 0; k < 3; k++ {
+			x = append(x, sliceOf(beta[k])...)
+		}
+		return x
+	}
+	for _, c := range []struct {
+		name         string
+		beta         [3]geom.Mat3
+		full, reduce float64
+	}{
+		{"bending", bend, E * kappa * kappa * h[1] * h[1] / 24 * V * (1 + mu/E*(h[0]/h[1])*(h[0]/h[1])), E * kappa * kappa * h[1] * h[1] / 24 * V},
+		{"torsion", twist, 2 * mu * phi * phi / 4 * h[2] * h[2] / 12 * V, 2 * mu * phi * phi / 4 * h[2] * h[2] / 12 * V},
+	} {
+		if w := elastonEnergy(h, geom.Mat3{}, c.beta, lambda, mu); math.Abs(w-c.full) > 1e-12*c.full {
+			t.Fatalf("%s: the elaston closed form %.15g differs from the hand formula %.15g", c.name, w, c.full)
+		}
+		for _, shear := range []string{"full", "reduced"} {
+			ff, _ := loadF332(t, pack(c.beta), box+"\n  order = 2", fmt.Sprintf("materialName = \"Linear\"\n  youngModulus = %g\n  poissonRatio = 0\n  shearIntegration = %q", E, shear))
+			want := c.full
+			if shear == "reduced" {
+				want = c.reduce
+			}
+			W := ff.PotentialEnergy(pack(c.beta))
+			t.Logf("%s, %s: energy %.12g J, expected %.12g J", c.name, shear, W, want)
+			if math.Abs(W-want) > 1e-12*want {
+				t.Errorf("%s, shearIntegration = %s: energy %.15g, expected %.15g", c.name, shear, W, want)
+			}
+		}
+	}
+}
+
+// TestF332ReducedShearRefused: shearIntegration = reduced is refused where
+// it is not defined — F331 samples, the voxel quadrature, laws without a
+// closed form — and an unknown value is refused.
+func TestF332ReducedShearRefused(t *testing.T) {
+	x := randomF332(rand.New(rand.NewPCG(1, 1)), 2, 0.1, 0.1, false)
+	for _, c := range []struct{ tmpl, fields, want string }{
+		{"F332", "materialName = \"NeoHookean\"\n  shearIntegration = \"reduced\"", "not for NeoHookean"},
+		{"F332", "materialName = \"StVenantKirchhoff\"\n  quadrature = \"voxels\"\n  shearIntegration = \"reduced\"", "quadrature = voxels"},
+		{"F332", "shearIntegration = \"half\"", "not one of full, reduced"},
+		{"F331", "materialName = \"CorotationalLinear\"\n  shearIntegration = \"reduced\"", "needs F332 samples"},
+	} {
+		pos, size := tomlRows(x, 36), "order = 2"
+		if c.tmpl == "F331" {
+			pos, size = tomlRows(x[:18], 9), "order = 0"
+		}
+		s, err := graph.Load("e.toml", []byte(fmt.Sprintf(`
+[[node]]
+name = "samples"
+  [[node.object]]
+  type = "TestRegionSampler"
+  count = 2
+  %s
+  [[node.object]]
+  type = "MechanicalObject"
+  template = %q
+  position = %s
+  [[node.object]]
+  type = "DeformationGradientForceField"
+  %s
+`, size, c.tmpl, pos, c.fields)))
+		if err == nil {
+			err = s.Init()
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s / %q: error %v, want it to contain %q", c.tmpl, c.fields, err, c.want)
+		}
+	}
+}

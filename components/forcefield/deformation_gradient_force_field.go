@@ -59,7 +59,12 @@ import (
 // voxels). The forces and the tangent are exact in every case; see
 // deformation_gradient_elastons.go. A sampler of order 0 (the midpoint
 // rule) is refused for F332 samples: it ignores ∇F, so the bending and
-// twisting of a region would have no stiffness.
+// twisting of a region would have no stiffness. With shearIntegration =
+// reduced the closed forms integrate the shear strains selectively
+// (ε̃_ij(d) = ε_ij(d with d_i = d_j = 0), i ≠ j, in the rest axes): rigid
+// frames with linear weights then bend along a bar like linear
+// Timoshenko elements with one-point shear integration instead of
+// shear-locking (see deformation_gradient_elastons.go).
 //
 // Sample loops run in parallel; each sample writes only its own slots, so
 // results are bitwise identical for any number of workers.
@@ -73,6 +78,7 @@ type DeformationGradientForceField struct {
 	YoungPerSampleIn []float64  `toml:"youngModulusPerSample" doc:"Young's modulus of each sample (default: the sampler's, if it has them, else youngModulus)" unit:"Pa" range:"(0,inf)"`
 	Samples          graph.Link `toml:"samples" doc:"sampler giving the sample volumes (a SampleVolumeProvider; for F332 samples also the region moments and voxels); default: volumes, else a sampler in this node or the nearest ancestor"`
 	Quadrature       string     `toml:"quadrature" doc:"F332 samples: auto (moments where the energy is a polynomial over the region: CorotationalLinear, Linear, StVenantKirchhoff; voxels otherwise), moments (closed form from the sampler's region moments), or voxels (the law at the centre of every voxel of the region)" enum:"auto,moments,voxels"`
+	ShearIntegration string     `toml:"shearIntegration" doc:"F332 samples, closed forms (CorotationalLinear, Linear, StVenantKirchhoff): full (the energy of the whole strain field over the region) or reduced (selective reduced integration of shear in the rest axes: ε̃_ij(d) = ε_ij(d with d_i = d_j = 0) for i ≠ j, so ε_xy keeps only its z-variation, ε_xz its y-, ε_yz its x-variation; cures the shear locking of rigid frames along bars lying on an axis; affine frames should keep full)" enum:"full,reduced"`
 
 	law       material.Law
 	cacheSize int
@@ -164,11 +170,12 @@ func init() {
 // ν = 0.45, no volume term.
 func NewDeformationGradientForceField() *DeformationGradientForceField {
 	return &DeformationGradientForceField{
-		ObjectBase:   graph.ObjectBase{Name: "DeformationGradientForceField", TypeName: "DeformationGradientForceField"},
-		MaterialName: material.NameStVenantKirchhoff,
-		YoungModulus: 5000,
-		PoissonRatio: 0.45,
-		Quadrature:   "auto",
+		ObjectBase:       graph.ObjectBase{Name: "DeformationGradientForceField", TypeName: "DeformationGradientForceField"},
+		MaterialName:     material.NameStVenantKirchhoff,
+		YoungModulus:     5000,
+		PoissonRatio:     0.45,
+		Quadrature:       "auto",
+		ShearIntegration: "full",
 	}
 }
 
@@ -182,6 +189,15 @@ func (c *DeformationGradientForceField) Validate() error {
 	}
 	if len(c.VolumesIn) > 0 && c.Samples.IsSet() {
 		return errors.New("give volumes or samples, not both")
+	}
+	switch c.ShearIntegration {
+	case "", "full":
+	case "reduced":
+		if c.Quadrature == "voxels" || !hasClosedForm(c.MaterialName) {
+			return fmt.Errorf("shearIntegration = reduced is defined on the closed forms of CorotationalLinear, Linear and StVenantKirchhoff (strain measures polynomial over a region), not for %s with quadrature = %s", c.MaterialName, c.Quadrature)
+		}
+	default:
+		return fmt.Errorf("shearIntegration = %q: want full or reduced", c.ShearIntegration)
 	}
 	if c.Quadrature == "moments" && !hasClosedForm(c.MaterialName) {
 		return fmt.Errorf("quadrature = moments: %s has no closed-form integral over a region (CorotationalLinear, Linear and StVenantKirchhoff have): use quadrature = voxels or auto", c.MaterialName)
@@ -275,7 +291,13 @@ func (c *DeformationGradientForceField) initialise(reinit bool) error {
 		}
 		switch name := st.Template().Name(); name {
 		case graph.F331.Name():
+			if c.ShearIntegration == "reduced" {
+				return errors.New("shearIntegration = reduced needs F332 samples (it reduces the strain gradient ∂ε/∂X, which F331 samples do not carry)")
+			}
 		case graph.F332.Name():
+			if err := c.checkReducedParents(); err != nil {
+				return err
+			}
 			c.mode = f332Voxels
 			if c.Quadrature != "voxels" && hasClosedForm(c.MaterialName) {
 				c.mode = map[string]f332Mode{material.NameCorotationalLinear: f332Corotational, material.NameLinear: f332Linear, material.NameStVenantKirchhoff: f332Green}[c.MaterialName]
@@ -345,6 +367,30 @@ func (c *DeformationGradientForceField) initialise(reinit bool) error {
 	return nil
 }
 
+// checkReducedParents refuses shearIntegration = reduced when the
+// samples are mapped from affine or quadratic frames. Those frames do not
+// shear-lock (the exact bending field is in their span), and the shear
+// gradients reduced integration drops are the only stiffness of some of
+// their modes: with weights varying along x, the transverse part of a
+// frame's first column (A_yx, A_zx: the frame's own bend of the centre
+// line) enters the samples' F only through ∂F_yx/∂x and ∂F_zx/∂x, i.e.
+// through ∂ε_xy/∂x and ∂ε_xz/∂x, so it would have no stiffness and the
+// system would be singular (validation TestReducedShearAffineNullMode).
+func (c *DeformationGradientForceField) checkReducedParents() error {
+	if c.ShearIntegration != "reduced" {
+		return nil
+	}
+	m := c.Node.Mapping()
+	if m == nil || m.From() == nil {
+		return nil
+	}
+	switch name := m.From().Template().Name(); name {
+	case graph.Affine3.Name(), graph.Quadratic3.Name():
+		return fmt.Errorf("shearIntegration = reduced with %s frames (state %q): it is meant for rigid frames, which shear-lock; %s frames do not, and the dropped shear gradients are the only stiffness of their frames' own bend (A_yx, A_zx along a bar), so the system would be singular: keep shearIntegration = full", name, m.From().Base().Path(), name)
+	}
+	return nil
+}
+
 // initF332 reads the moments (and the voxel quadrature) of n F332
 // samples and sets up their integration.
 func (c *DeformationGradientForceField) initF332(n int) error {
@@ -371,7 +417,7 @@ func (c *DeformationGradientForceField) initF332(n int) error {
 		return fmt.Errorf("the sampler's order = %d integrates F332 samples by the midpoint rule, which ignores ∇F: the bending and twisting of a region would have no stiffness (the system would be singular); set order = 2 on the sampler (exact for CorotationalLinear and Linear) or 4 (exact for StVenantKirchhoff), or use F331 samples", c.order)
 	}
 	lambda, mu := material.Lame(c.YoungModulus, c.PoissonRatio)
-	c.kernel = elastonKernel{mode: c.mode, lambda: lambda, mu: mu}
+	c.kernel = elastonKernel{mode: c.mode, lambda: lambda, mu: mu, reduced: c.ShearIntegration == "reduced"}
 	if c.mode == f332Corotational {
 		c.kernel.coro = c.law.(*material.CorotationalLinear)
 	}
