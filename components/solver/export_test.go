@@ -28,3 +28,8 @@ func AssembledDense(ops *graph.Ops, m, b, k float64) (a [][]float64, offsets []i
 	}
 	return a, s.offsets, s.fixed, nil
 }
+
+// ForgetPattern makes the next Solve build the matrix pattern and the
+// symbolic analysis afresh (what any change of the probed entries did
+// before blockSystem.relocate). For tests.
+func (s *SparseCholeskySolver) ForgetPattern() { s.sys.asm = nil }
