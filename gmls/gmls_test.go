@@ -245,7 +245,7 @@ func TestSingleNodeClosedForm(t *testing.T) {
 // TestShapeFunctionDerivatives: the analytic gradients and Hessians of
 // every shape function against central differences of the values
 // (gradients) and of the analytic gradients (Hessians), at points of the
-// random cloud. Step 1e-5 on radius 0.45: truncation O(h²·N''') ≈ 1e-9,
+// random cloud. Step 1e-5 on radius 0.45: truncation O(h²·N”') ≈ 1e-9,
 // rounding O(ε/h) ≈ 1e-11 relative to the largest entry; 1e-7 leaves a
 // margin and still catches any wrong term (O(1)).
 func TestShapeFunctionDerivatives(t *testing.T) {

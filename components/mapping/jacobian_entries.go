@@ -15,6 +15,7 @@ var (
 	_ graph.SparseJacobianMapping = (*SubspaceMapping)(nil)
 	_ graph.SparseJacobianMapping = (*LinearBlendSkinningMapping)(nil)
 	_ graph.SparseJacobianMapping = (*DualQuaternionSkinningMapping)(nil)
+	_ graph.SparseJacobianMapping = (*GMLSMapping)(nil)
 )
 
 // JacobianEntries implements graph.SparseJacobianMapping: J = I.

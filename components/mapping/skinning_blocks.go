@@ -2,6 +2,7 @@ package mapping
 
 import (
 	"github.com/sofago/sofago/geom"
+	"github.com/sofago/sofago/graph"
 )
 
 // This file holds the general form of linear blend skinning that
@@ -298,6 +299,10 @@ func (m *LinearBlendSkinningMapping) applyJBlocks(childV, parentV []float64) {
 	if rigid {
 		ds = 6
 	}
+	if !rigid {
+		blockJ(&m.loop, w.Offsets, w.Frames, nb, bs.lay, bs.bG, bs.bg, childV, parentV)
+		return
+	}
 	m.loop.run(w.NumPoints(), func(_, lo, hi int) {
 		for p := lo; p < hi; p++ {
 			Y := childV[sz*p : sz*p+sz : sz*p+sz]
@@ -306,18 +311,39 @@ func (m *LinearBlendSkinningMapping) applyJBlocks(childV, parentV []float64) {
 				k := w.Frames[e]
 				d := parentV[ds*k : ds*k+ds : ds*k+ds]
 				g := bs.bg[e*c : (e+1)*c]
-				if rigid {
-					H := bs.bH[e*3*c : (e+1)*3*c]
-					o0, o1, o2 := d[3], d[4], d[5]
-					for col := 0; col < c; col++ {
-						h0, h1, h2 := H[col], H[c+col], H[2*c+col]
-						Y[idx[col]] += d[0]*g[col] + o1*h2 - o2*h1
-						Y[idx[c+col]] += d[1]*g[col] + o2*h0 - o0*h2
-						Y[idx[2*c+col]] += d[2]*g[col] + o0*h1 - o1*h0
-					}
-					continue
+				H := bs.bH[e*3*c : (e+1)*3*c]
+				o0, o1, o2 := d[3], d[4], d[5]
+				for col := 0; col < c; col++ {
+					h0, h1, h2 := H[col], H[c+col], H[2*c+col]
+					Y[idx[col]] += d[0]*g[col] + o1*h2 - o2*h1
+					Y[idx[c+col]] += d[1]*g[col] + o2*h0 - o0*h2
+					Y[idx[2*c+col]] += d[2]*g[col] + o0*h1 - o1*h0
 				}
-				G := bs.bG[e*nb*c : (e+1)*nb*c]
+			}
+		}
+	})
+}
+
+// blockJ sets Y_p = Σ_e Aₑ Ĝₑ + tₑ ĝₑᵀ for every child DOF p, the entries e
+// of p in [offsets[p], offsets[p+1]) with parent DOF frames[e], whose
+// derivative (or coordinates) v = [t(3), A(3×nb row-major)] is linear:
+// the product J v of every mapping whose child DOFs are linear in the
+// parent's (t, A) with constant blocks (linear blend skinning of affine and
+// quadratic frames, GMLS). Ĝₑ is nb×c and ĝₑ c numbers of entry e in bG,
+// bg.
+func blockJ(loop *chunkedLoop, offsets, frames []int, nb int, lay childLayout, bG, bg []float64, childV, parentV []float64) {
+	c, sz := lay.c, lay.size()
+	idx := lay.idx
+	ds := 3 + 3*nb
+	loop.run(len(offsets)-1, func(_, lo, hi int) {
+		for p := lo; p < hi; p++ {
+			Y := childV[sz*p : sz*p+sz : sz*p+sz]
+			clear(Y)
+			for e := offsets[p]; e < offsets[p+1]; e++ {
+				k := frames[e]
+				d := parentV[ds*k : ds*k+ds : ds*k+ds]
+				g := bg[e*c : (e+1)*c]
+				G := bG[e*nb*c : (e+1)*nb*c]
 				for r := 0; r < 3; r++ {
 					dA := d[3+nb*r : 3+nb*r+nb]
 					tr := d[r]
@@ -334,6 +360,68 @@ func (m *LinearBlendSkinningMapping) applyJBlocks(childV, parentV []float64) {
 	})
 }
 
+// blockJT accumulates parentF += Jᵀ childF for the J of blockJ.
+func blockJT(loop *chunkedLoop, offsets, frames []int, nb int, lay childLayout, bG, bg []float64, parentF, childF []float64) {
+	c, sz := lay.c, lay.size()
+	idx := lay.idx
+	ds := 3 + 3*nb
+	loop.accumulate(len(offsets)-1, len(parentF), parentF, func(acc []float64, lo, hi int) {
+		var P [36]float64 // the child force as the 3×c matrix
+		for p := lo; p < hi; p++ {
+			f := childF[sz*p : sz*p+sz : sz*p+sz]
+			for i, j := range idx {
+				P[i] = f[j]
+			}
+			for e := offsets[p]; e < offsets[p+1]; e++ {
+				k := frames[e]
+				d := acc[ds*k : ds*k+ds : ds*k+ds]
+				g := bg[e*c : (e+1)*c]
+				G := bG[e*nb*c : (e+1)*nb*c]
+				for r := 0; r < 3; r++ {
+					Pr := P[c*r : c*r+c]
+					s := 0.0
+					for col, pv := range Pr {
+						s += pv * g[col]
+					}
+					d[r] += s
+					for j := 0; j < nb; j++ {
+						Gj := G[c*j : c*j+c]
+						s := 0.0
+						for col, pv := range Pr {
+							s += pv * Gj[col]
+						}
+						d[3+nb*r+j] += s
+					}
+				}
+			}
+		}
+	})
+}
+
+// blockEntries writes the J of blockJ as sparse entries (every entry the
+// structure holds, zeros included): row sz·p + idx[c·r + col], column
+// ds·k + r (ĝ) and ds·k + 3 + nb·r + j (Ĝ).
+func blockEntries(acc graph.MatrixAccumulator, offsets, frames []int, nb int, lay childLayout, bG, bg []float64) {
+	c, sz := lay.c, lay.size()
+	ds := 3 + 3*nb
+	for p := 0; p+1 < len(offsets); p++ {
+		for e := offsets[p]; e < offsets[p+1]; e++ {
+			k := frames[e]
+			g := bg[e*c : (e+1)*c]
+			G := bG[e*nb*c : (e+1)*nb*c]
+			for r := 0; r < 3; r++ {
+				for col := 0; col < c; col++ {
+					row := sz*p + lay.idx[c*r+col]
+					acc.Add(row, ds*k+r, g[col])
+					for j := 0; j < nb; j++ {
+						acc.Add(row, ds*k+3+nb*r+j, G[c*j+col])
+					}
+				}
+			}
+		}
+	}
+}
+
 // applyJTBlocks is ApplyJT of the general path.
 func (m *LinearBlendSkinningMapping) applyJTBlocks(parentF, childF []float64) {
 	bs := &m.blocks
@@ -344,6 +432,10 @@ func (m *LinearBlendSkinningMapping) applyJTBlocks(parentF, childF []float64) {
 	ds := 3 + 3*nb
 	if rigid {
 		ds = 6
+	}
+	if !rigid {
+		blockJT(&m.loop, w.Offsets, w.Frames, nb, bs.lay, bs.bG, bs.bg, parentF, childF)
+		return
 	}
 	m.loop.accumulate(w.NumPoints(), len(parentF), parentF, func(acc []float64, lo, hi int) {
 		var P [36]float64 // the child force as the 3×c matrix
@@ -363,28 +455,13 @@ func (m *LinearBlendSkinningMapping) applyJTBlocks(parentF, childF []float64) {
 					}
 					d[r] += s
 				}
-				if rigid {
-					H := bs.bH[e*3*c : (e+1)*3*c]
-					for col := 0; col < c; col++ {
-						h0, h1, h2 := H[col], H[c+col], H[2*c+col]
-						p0, p1, p2 := P[col], P[c+col], P[2*c+col]
-						d[3] += h1*p2 - h2*p1
-						d[4] += h2*p0 - h0*p2
-						d[5] += h0*p1 - h1*p0
-					}
-					continue
-				}
-				G := bs.bG[e*nb*c : (e+1)*nb*c]
-				for r := 0; r < 3; r++ {
-					Pr := P[c*r : c*r+c]
-					for j := 0; j < nb; j++ {
-						Gj := G[c*j : c*j+c]
-						s := 0.0
-						for col, pv := range Pr {
-							s += pv * Gj[col]
-						}
-						d[3+nb*r+j] += s
-					}
+				H := bs.bH[e*3*c : (e+1)*3*c]
+				for col := 0; col < c; col++ {
+					h0, h1, h2 := H[col], H[c+col], H[2*c+col]
+					p0, p1, p2 := P[col], P[c+col], P[2*c+col]
+					d[3] += h1*p2 - h2*p1
+					d[4] += h2*p0 - h0*p2
+					d[5] += h0*p1 - h1*p0
 				}
 			}
 		}

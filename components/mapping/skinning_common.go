@@ -267,28 +267,41 @@ type SamplePointProvider interface {
 // frames at the end of the parent state (or renumber the weights).
 type SkinningInputs struct {
 	MappingIO
-	ShapeFunction     graph.Link     `toml:"shapeFunction" doc:"shape function giving the weights of the frames (a WeightProvider, e.g. \"@../weights\"); default: the indices/weights fields, else a WeightProvider in this node or the nearest ancestor"`
-	Samples           graph.Link     `toml:"samples" doc:"sampler giving the rest positions of the child DOFs (a SamplePointProvider); default: restPoints, else (Vec3) the child's rest positions, (F331) a SamplePointProvider in this node or the nearest ancestor"`
-	RestPointsIn      [][3]float64   `toml:"restPoints" doc:"rest (material) position of each child DOF, world coordinates of the rest configuration" unit:"m"`
+	ShapeFunction graph.Link `toml:"shapeFunction" doc:"shape function giving the weights of the frames (a WeightProvider, e.g. \"@../weights\"); default: the indices/weights fields, else a WeightProvider in this node or the nearest ancestor"`
+	PointInputs
 	IndicesIn         [][]int        `toml:"indices" doc:"frames (parent DOF indices) influencing each child DOF" range:"[0,inf)"`
 	WeightsIn         [][]float64    `toml:"weights" doc:"weight of each frame listed in indices, per child DOF (a partition of unity for linear blend skinning)"`
 	WeightGradientsIn [][][3]float64 `toml:"weightGradients" doc:"gradient ∂w/∂X of each weight, per child DOF (needed for F331 and F332 children)" unit:"1/m"`
 	WeightHessiansIn  [][][9]float64 `toml:"weightHessians" doc:"second derivatives ∂²w/∂X² of each weight (3×3 row-major), per child DOF (needed for F332 children)" unit:"1/m^2"`
 
-	goPoints  []float64
 	goWeights *SkinningWeights
 
 	// Resolved at Init/Reinit.
-	rest            []float64 // X_p, flat
 	weights         SkinningWeights
-	pointsFrom      inputSource
 	weightsFrom     inputSource
-	pointProvider   SamplePointProvider
 	weightProvider  WeightProvider
 	gradientsOutput bool // child is F331 or F332
 	hessiansOutput  bool // child is F332
 	affineFrames    bool // parent is Affine3
 	quadraticFrames bool // parent is Quadratic3
+}
+
+// PointInputs are the rest (material) positions of a mapping's child DOFs,
+// shared by the skinning mappings and GMLSMapping. First match wins:
+// SetRestPoints; the restPoints field; the samples link (a
+// SamplePointProvider); for a Vec3 child, the child's own rest positions;
+// else a SamplePointProvider in the mapping's node or the nearest
+// ancestor (how F331 and F332 samples get their positions).
+type PointInputs struct {
+	Samples      graph.Link   `toml:"samples" doc:"sampler giving the rest positions of the child DOFs (a SamplePointProvider); default: restPoints, else (Vec3) the child's rest positions, (F331, F332) a SamplePointProvider in this node or the nearest ancestor"`
+	RestPointsIn [][3]float64 `toml:"restPoints" doc:"rest (material) position of each child DOF, world coordinates of the rest configuration" unit:"m"`
+
+	goPoints []float64
+
+	// Resolved at Init/Reinit.
+	rest          []float64 // X_p, flat
+	pointsFrom    inputSource
+	pointProvider SamplePointProvider
 }
 
 type inputSource int
@@ -311,7 +324,7 @@ func (s *SkinningInputs) SetWeights(w SkinningWeights) {
 // SetRestPoints sets the rest positions of the child DOFs from Go (flat
 // [x y z ...], copied); they take precedence over the scene field and the
 // providers. Call Reinit (or Init) to apply them.
-func (s *SkinningInputs) SetRestPoints(points []float64) {
+func (s *PointInputs) SetRestPoints(points []float64) {
 	s.goPoints = append([]float64(nil), points...)
 }
 
@@ -320,7 +333,7 @@ func (s *SkinningInputs) Weights() *SkinningWeights { return &s.weights }
 
 // RestPoints returns the rest positions of the child DOFs in use (after
 // Init), flat [x y z ...], as a view: do not modify.
-func (s *SkinningInputs) RestPoints() []float64 { return s.rest }
+func (s *PointInputs) RestPoints() []float64 { return s.rest }
 
 // GradientsOutput reports whether the child is an F331 or F332 state
 // (deformation gradients) rather than Vec3 points.
@@ -400,7 +413,7 @@ func (s *SkinningInputs) setup(b *graph.ObjectBase, typeName string, allowAffine
 	if nFrames == 0 {
 		return fmt.Errorf("input state %q has no frames", s.from.Base().Path())
 	}
-	if err := s.resolvePoints(b, reinit); err != nil {
+	if err := s.resolvePoints(b, s.to, s.gradientsOutput, reinit); err != nil {
 		return err
 	}
 	n := len(s.rest) / 3
@@ -422,7 +435,9 @@ func (s *SkinningInputs) setup(b *graph.ObjectBase, typeName string, allowAffine
 	return sizeChild(s.to, n, "the rest points")
 }
 
-func (s *SkinningInputs) resolvePoints(b *graph.ObjectBase, reinit bool) error {
+// resolvePoints sets s.rest (see PointInputs) for the child state to,
+// which holds deformation gradients (F331, F332) when gradients is true.
+func (s *PointInputs) resolvePoints(b *graph.ObjectBase, to graph.State, gradients, reinit bool) error {
 	switch {
 	case s.goPoints != nil:
 		s.rest, s.pointsFrom = s.goPoints, fromGo
@@ -443,13 +458,13 @@ func (s *SkinningInputs) resolvePoints(b *graph.ObjectBase, reinit bool) error {
 		s.pointProvider, s.pointsFrom = pp, fromProvider
 	case s.pointsFrom == fromChild && reinit:
 		// Keep the copy of the child's rest positions read at Init.
-	case !s.gradientsOutput && s.to.Size() > 0:
-		s.rest, s.pointsFrom = append([]float64(nil), s.to.Vec(graph.RestPosition)...), fromChild
+	case !gradients && to.Size() > 0:
+		s.rest, s.pointsFrom = append([]float64(nil), to.Vec(graph.RestPosition)...), fromChild
 	default:
 		if s.pointProvider == nil {
 			pp := findUp[SamplePointProvider](b.Node)
 			if pp == nil {
-				if s.gradientsOutput {
+				if gradients {
 					return errors.New("no sample positions: give restPoints, a samples link to a sampler, or put a sampler in this node or an ancestor")
 				}
 				return errors.New("no points: give restPoints, a samples link, or positions (or a topology) to the child MechanicalObject")
