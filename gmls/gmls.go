@@ -202,7 +202,7 @@ func (n *Nodes) Radius(i int) float64 { return n.radius[i] }
 // Neighbours appends to dst the nodes whose support contains x
 // (|x − x̄ᵢ| < rᵢ), in increasing index order, and returns it.
 func (n *Nodes) Neighbours(dst []int, x geom.Vec3) []int {
-	return n.grid.query(dst, x, n.pos, n.radius)
+	return n.grid.query(dst, x)
 }
 
 // ShapeFunctions are the GMLS shape functions of the nodes at a list of
@@ -246,13 +246,13 @@ func (n *Nodes) Evaluate(points []float64, derivs int) (ShapeFunctions, error) {
 	np := len(points) / 3
 	sf := ShapeFunctions{Order: n.order, Derivs: derivs, Offsets: make([]int, np+1)}
 	var run parallel.Runner
-	// Pass 1: neighbour counts.
+	// Pass 1: the neighbours of every point.
+	nbrs := make([][]int, np)
 	counts := sf.Offsets[1:]
 	run.Run(np, 64, func(lo, hi int) {
-		var nb []int
 		for p := lo; p < hi; p++ {
-			nb = n.Neighbours(nb[:0], geom.At(points, p))
-			counts[p] = len(nb)
+			nbrs[p] = n.Neighbours(nil, geom.At(points, p))
+			counts[p] = len(nbrs[p])
 		}
 	})
 	for p := 0; p < np; p++ {
@@ -271,13 +271,8 @@ func (n *Nodes) Evaluate(points []float64, derivs int) (ShapeFunctions, error) {
 		var ws Workspace
 		for p := lo; p < hi; p++ {
 			a, b := sf.Offsets[p], sf.Offsets[p+1]
-			nb := sf.Nodes[a:b:b]
-			got := n.Neighbours(nb[:0], geom.At(points, p))
-			if len(got) != b-a {
-				errs[p] = fmt.Errorf("point %d: neighbour search is not repeatable", p)
-				continue
-			}
-			if err := n.eval(&ws, geom.At(points, p), derivs, got, sf.Values[a*st:b*st]); err != nil {
+			copy(sf.Nodes[a:b], nbrs[p])
+			if err := n.eval(&ws, geom.At(points, p), derivs, nbrs[p], sf.Values[a*st:b*st]); err != nil {
 				errs[p] = fmt.Errorf("point %d at %v: %w", p, geom.At(points, p), err)
 			}
 		}

@@ -18,6 +18,10 @@ type grid struct {
 	keys  []cellKey // sorted, one per non-empty cell
 	start []int32   // nodes of cell keys[c]: items[start[c]:start[c+1]]
 	items []int32
+	// Per item, in items' order (cache-friendly scans): position and
+	// squared support radius.
+	px []geom.Vec3
+	r2 []float64
 }
 
 type cellKey [3]int32
@@ -61,8 +65,12 @@ func newGrid(pos []geom.Vec3, radius []float64) grid {
 		return int(a.i - b.i)
 	})
 	g.items = make([]int32, len(all))
+	g.px = make([]geom.Vec3, len(all))
+	g.r2 = make([]float64, len(all))
 	for j, e := range all {
 		g.items[j] = e.i
+		g.px[j] = pos[e.i]
+		g.r2[j] = radius[e.i] * radius[e.i]
 		if j == 0 || e.k != all[j-1].k {
 			g.keys = append(g.keys, e.k)
 			g.start = append(g.start, int32(j))
@@ -73,7 +81,7 @@ func newGrid(pos []geom.Vec3, radius []float64) grid {
 }
 
 // query appends the nodes with |x − pos[i]| < radius[i] to dst, sorted.
-func (g *grid) query(dst []int, x geom.Vec3, pos []geom.Vec3, radius []float64) []int {
+func (g *grid) query(dst []int, x geom.Vec3) []int {
 	k := g.keyOf(x)
 	n0 := len(dst)
 	for dz := int32(-1); dz <= 1; dz++ {
@@ -85,10 +93,11 @@ func (g *grid) query(dst []int, x geom.Vec3, pos []geom.Vec3, radius []float64) 
 				if ck[0] != lo[0] || ck[1] != lo[1] || ck[2] > k[2]+1 {
 					break
 				}
-				for _, i := range g.items[g.start[c]:g.start[c+1]] {
-					r := radius[i]
-					if x.Sub(pos[i]).Norm2() < r*r {
-						dst = append(dst, int(i))
+				for j := g.start[c]; j < g.start[c+1]; j++ {
+					p := &g.px[j]
+					d0, d1, d2 := x[0]-p[0], x[1]-p[1], x[2]-p[2]
+					if d0*d0+d1*d1+d2*d2 < g.r2[j] {
+						dst = append(dst, int(g.items[j]))
 					}
 				}
 			}
