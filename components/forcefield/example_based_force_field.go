@@ -13,7 +13,8 @@ import (
 // ExampleBasedForceField is the example-based elastic potential of Martin,
 // Thomaszewski, Grinspun & Gross 2011 ("Example-based elastic materials";
 // the lecture notes' "Art-Directable Elastic Potentials", Sec. VI) on a
-// tetrahedral mesh or on the F331 samples of a frame-based model. It adds to whatever material law the node has (a
+// tetrahedral mesh or on the F331 or F332 samples of a frame-based model.
+// It adds to whatever material law the node has (a
 // TetrahedronFEMForceField, a TetrahedronHyperelasticityFEMForceField) a
 // term that pulls the object toward the space of deformations an artist
 // showed by example poses, so that any force-based solver (implicit Euler,
@@ -80,6 +81,14 @@ import (
 // node's mapping at Init; groupBoxes select samples by the sampler's rest
 // positions.
 //
+// On F332 samples (F and ∇F at each sample's centre) the term is
+// integrated over each sample's region instead, W_s = k/2 ∫ ‖E(d) −
+// E(w; d)‖² dV with the Green strain E(d) quadratic in the offset d, in
+// closed form from the region's moments up to order 4 (the sampler's
+// order = 4): the descriptor of a sample is its 10 Green-strain terms
+// transformed by the Cholesky factor of the moment matrix, so bending and
+// twisting inside a region count (example_based_elastons.go).
+//
 // Every example pose is an equilibrium of the term (Sₑ = 0 there); with a
 // material law on, the rest pose and the examples compete and k sets the
 // balance. AddDForce linearises at the x of the most recent AddForce.
@@ -95,11 +104,12 @@ type ExampleBasedForceField struct {
 	GroupIndices       []int         `toml:"groupIndices" doc:"manifold = groups: group of each tetrahedron (0-based; −1: none)" range:"[-1,inf)"`
 	GroupBoxes         [][]float64   `toml:"groupBoxes" doc:"manifold = groups: boxes [xmin, ymin, zmin, xmax, ymax, zmax]; a tetrahedron whose rest centroid lies in box k is in group k (the last such box wins), one in no box has no example term" unit:"m"`
 	NonNegativeWeights bool          `toml:"nonNegativeWeights" doc:"constrain the weights to w ≥ 0 (the projection is then onto the examples' convex hull, solved exactly); false: affine combinations, extrapolating beyond the examples"`
-	ExampleFrames      [][][]float64 `toml:"exampleFrames" doc:"on F331 samples: example poses of the frames the samples are mapped from, for each example one coordinate row per frame of the mapping's parent state (Rigid3 [tx ty tz qx qy qz qw], Affine3 [t A]); the node's mapping gives the samples' example deformation gradients"`
-	Volumes            []float64     `toml:"volumes" doc:"on F331 samples: volume of each sample (default: from the sampler, as DeformationGradientForceField)" unit:"m^3" range:"[0,inf)"`
-	Samples            graph.Link    `toml:"samples" doc:"on F331 samples: the sampler giving the sample volumes (and the rest positions groupBoxes select by); default: one in this node or the nearest ancestor"`
+	ExampleFrames      [][][]float64 `toml:"exampleFrames" doc:"on F331 or F332 samples: example poses of the frames the samples are mapped from, for each example one coordinate row per frame of the mapping's parent state (Rigid3 [tx ty tz qx qy qz qw], Affine3 [t A]); the node's mapping gives the samples' example deformation gradients"`
+	Volumes            []float64     `toml:"volumes" doc:"on F331 samples: volume of each sample (default: from the sampler, as DeformationGradientForceField; F332 samples take their region moments from the sampler)" unit:"m^3" range:"[0,inf)"`
+	Samples            graph.Link    `toml:"samples" doc:"on F331 or F332 samples: the sampler giving the sample volumes (and the rest positions groupBoxes select by); default: one in this node or the nearest ancestor"`
 
-	mesh *tetElements // tetrahedra (nil on F331 samples)
+	mesh *tetElements    // tetrahedra (nil on F331 samples)
+	f332 *exampleRegions // F332 samples: the region integrals (nil otherwise)
 	// F331 samples: their volumes and rest positions (nil without a
 	// sample-point provider).
 	sampleVol, samplePos []float64
@@ -122,7 +132,7 @@ func init() {
 	graph.Register(graph.TypeInfo{
 		Name: "ExampleBasedForceField",
 		Kind: graph.KindForceField,
-		Summary: "Example-based elastic potential on a tetrahedral mesh or a frame model's F331 samples (Martin et al. 2011; lecture notes Sec. VI), added to any material law: " +
+		Summary: "Example-based elastic potential on a tetrahedral mesh or a frame model's F331 samples (F332: integrated over each sample's region from its order-4 moments) (Martin et al. 2011; lecture notes Sec. VI), added to any material law: " +
 			"W = k/2 Σ V‖E(x) − E(w*(x))‖²_F with E the elements' Green strains, E(w) = Σ wⱼ Eʲ the examples' (pose files, inline, frame poses), " +
 			"w* the closest point of the global, per-group or per-element example manifold (Σw = 1, optional w ≥ 0); force by the envelope theorem, exact tangent (dw*/dx included).",
 		New: func() graph.Object { return NewExampleBasedForceField() },
@@ -180,7 +190,7 @@ func (c *ExampleBasedForceField) Init() error {
 	if err := c.Validate(); err != nil {
 		return c.Wrap(err)
 	}
-	if st := c.Node.State(); st != nil && st.Template().Name() == graph.F331.Name() {
+	if st := c.Node.State(); st != nil && (st.Template().Name() == graph.F331.Name() || st.Template().Name() == graph.F332.Name()) {
 		return c.Wrap(c.initSamples(st))
 	}
 	if len(c.ExampleFrames) > 0 || len(c.Volumes) > 0 || c.Samples.IsSet() {
@@ -243,9 +253,13 @@ func (c *ExampleBasedForceField) SetExampleGradients(grads [][]float64) error {
 	if c.sampleVol == nil {
 		return fmt.Errorf("SetExampleGradients on F331 samples after Init (tetrahedra: SetExamples)")
 	}
+	fs := 9
+	if c.f332 != nil {
+		fs = f332Size
+	}
 	for k, g := range grads {
-		if len(g) != 9*len(c.sampleVol) {
-			return fmt.Errorf("example %d has %d numbers, want %d (9 per sample)", k, len(g), 9*len(c.sampleVol))
+		if len(g) != fs*len(c.sampleVol) {
+			return fmt.Errorf("example %d has %d numbers, want %d (%d per sample)", k, len(g), fs*len(c.sampleVol), fs)
 		}
 	}
 	return c.build(grads)
@@ -255,11 +269,12 @@ func (c *ExampleBasedForceField) SetExampleGradients(grads [][]float64) error {
 // rest positions from the sampler (or the volumes field), example
 // gradients through the node's mapping from exampleFrames.
 func (c *ExampleBasedForceField) initSamples(st graph.State) error {
+	tmpl := st.Template().Name()
 	if len(c.Examples)+len(c.ExamplePositions) > 0 {
-		return fmt.Errorf("state %q holds F331 samples: give their examples as exampleFrames (poses of the frames), not examples or examplePositions", st.Base().Name)
+		return fmt.Errorf("state %q holds %s samples: give their examples as exampleFrames (poses of the frames), not examples or examplePositions", st.Base().Name, tmpl)
 	}
 	if len(c.ExampleFrames) == 0 {
-		return fmt.Errorf("no example poses for the F331 samples of state %q: give exampleFrames", st.Base().Name)
+		return fmt.Errorf("no example poses for the %s samples of state %q: give exampleFrames", tmpl, st.Base().Name)
 	}
 	n := st.Size()
 	prov := sampleVolumeProvider(c.Node, c.Samples)
@@ -298,6 +313,23 @@ func (c *ExampleBasedForceField) initSamples(st graph.State) error {
 	if c.Manifold == "groups" && len(c.GroupBoxes) > 0 && c.samplePos == nil {
 		return fmt.Errorf("groupBoxes select samples by their rest positions, which no sampler gives here: use groupIndices")
 	}
+	c.f332 = nil
+	fs := 9
+	if tmpl == graph.F332.Name() {
+		mp, ok := prov.(SampleMomentProvider)
+		if !ok || prov == nil || len(c.Volumes) > 0 {
+			return fmt.Errorf("F332 samples: the example term integrates the squared Green strain over each sample's region, from the region moments a sampler gives (DenseSampler or SparseSampler with order = 4), not from volumes")
+		}
+		order, mom, err := mp.SampleMoments()
+		if err != nil {
+			return fmt.Errorf("sample moments from %q: %w", prov.Base().Path(), err)
+		}
+		r, err := newExampleRegions(order, mom, n)
+		if err != nil {
+			return fmt.Errorf("moments of %q: %w", prov.Base().Path(), err)
+		}
+		c.f332, fs = r, f332Size
+	}
 	// The examples' gradients through the node's mapping.
 	m := c.Node.Mapping()
 	if m == nil || m.To() != st {
@@ -306,7 +338,7 @@ func (c *ExampleBasedForceField) initSamples(st graph.State) error {
 	parent := m.From()
 	cs := parent.Template().CoordSize()
 	grads := make([][]float64, len(c.ExampleFrames))
-	buf := make([]float64, 9*n)
+	buf := make([]float64, fs*n)
 	for k, pose := range c.ExampleFrames {
 		if len(pose) != parent.Size() {
 			return fmt.Errorf("exampleFrames[%d] has %d frames but state %q has %d", k, len(pose), parent.Base().Name, parent.Size())
@@ -408,15 +440,27 @@ func (c *ExampleBasedForceField) build(grads [][]float64) error {
 		groupOf, ng = of, n
 	}
 	c.nEx = len(grads)
-	// Example strains per element: exStrain[k][6e : 6e+6].
+	t := &c.terms
+	if c.f332 != nil {
+		t.fsz, t.dsz = f332Size, exampleRegionDesc
+		t.descOf, t.ddescOf = c.f332.desc, c.f332.ddesc
+		vol = c.f332.ones
+	} else {
+		t.fsz, t.dsz = 9, example.DescSize
+		t.descOf = func(_ int, F, d []float64) { example.PutGreenStrain(d, (*geom.Mat3)(F)) }
+		t.ddescOf = func(_ int, F, dF, d []float64) {
+			example.PutGreenStrainDifferential(d, (*geom.Mat3)(F), (*geom.Mat3)(dF))
+		}
+	}
+	// Example strains per element: exStrain[k][dsz e : dsz (e+1)].
 	var exStrain [][]float64
 	if c.IncludeRest {
-		exStrain = append(exStrain, make([]float64, example.DescSize*ne))
+		exStrain = append(exStrain, make([]float64, t.dsz*ne))
 	}
 	for _, g := range grads {
-		s := make([]float64, example.DescSize*ne)
+		s := make([]float64, t.dsz*ne)
 		for e := 0; e < ne; e++ {
-			example.PutGreenStrain(s[example.DescSize*e:], (*geom.Mat3)(g[9*e:9*e+9]))
+			t.descOf(e, g[t.fsz*e:t.fsz*e+t.fsz], s[t.dsz*e:t.dsz*e+t.dsz])
 		}
 		exStrain = append(exStrain, s)
 	}
@@ -435,9 +479,10 @@ func (c *ExampleBasedForceField) build(grads [][]float64) error {
 		c.terms.getF = func(s int, F []float64) { mesh.gradientTo(int(c.terms.elem[s]), c.argX, F) }
 	} else {
 		c.asm = nil
+		fs := t.fsz
 		c.terms.getF = func(s int, F []float64) {
 			e := int(c.terms.elem[s])
-			copy(F, c.argX[9*e:9*e+9])
+			copy(F, c.argX[fs*e:fs*e+fs])
 		}
 	}
 	c.terms.getDF = c.terms.getF
@@ -552,8 +597,12 @@ func (c *ExampleBasedForceField) forceRange(lo, hi int) {
 	ev := t.cur
 	for s := lo; s < hi; s++ {
 		e := int(t.elem[s])
+		if c.f332 != nil {
+			c.f332.force(e, ev.F[36*s:36*s+36], t.residual(s, ev), t.k, c.argF[36*e:36*e+36])
+			continue
+		}
 		F := (*geom.Mat3)(ev.F[9*s : 9*s+9])
-		S := t.residual(s, ev)
+		S := example.Tensor(t.residual(s, ev))
 		P := F.Mul(S).Scale(t.k)
 		if c.mesh != nil {
 			c.mesh.nodalForces(e, &P, -t.vol[s], c.asm.elem[12*e:])
@@ -573,7 +622,7 @@ func (c *ExampleBasedForceField) energyRange(lo, hi int) {
 	ev := t.cur
 	for s := lo; s < hi; s++ {
 		S := t.residual(s, ev)
-		ev.energy[s] = 0.5 * t.k * t.vol[s] * S.DDot(S)
+		ev.energy[s] = 0.5 * t.k * t.vol[s] * dotDesc(S, S)
 	}
 }
 
@@ -584,6 +633,10 @@ func (c *ExampleBasedForceField) dforceRange(lo, hi int) {
 	ev := &t.lin
 	for s := lo; s < hi; s++ {
 		e := int(t.elem[s])
+		if c.f332 != nil {
+			c.f332.dforce(e, ev.F[36*s:36*s+36], c.argX[36*e:36*e+36], ev.res[60*s:60*s+60], t.strainChange(s), t.k*c.argK, c.argF[36*e:36*e+36])
+			continue
+		}
 		F := (*geom.Mat3)(ev.F[9*s : 9*s+9])
 		var dF geom.Mat3
 		if c.mesh != nil {
@@ -592,7 +645,7 @@ func (c *ExampleBasedForceField) dforceRange(lo, hi int) {
 			copy(dF[:], c.argX[9*e:9*e+9])
 		}
 		S := example.Tensor(ev.res[6*s:])
-		dS := t.strainChange(s)
+		dS := example.Tensor(t.strainChange(s))
 		dP := dF.Mul(S).Add(F.Mul(dS)).Scale(t.k)
 		if c.mesh != nil {
 			c.mesh.nodalForces(e, &dP, -t.vol[s]*c.argK, c.asm.elem[12*e:])
@@ -613,6 +666,10 @@ type exampleTerms struct {
 	k      float64
 	n      int // points per manifold
 	nonNeg bool
+	// fsz numbers of an element's deformation (9: F; 36: F and ∇F of an
+	// F332 sample), dsz of its descriptor (6: E in descriptor form; 60:
+	// the region-integrated Green strain of an F332 sample).
+	fsz, dsz int
 	// frozenWeights drops dw*/dx from the tangent (w held at w*): the
 	// Gauss–Newton-like approximation, only for the test that shows the
 	// term is needed.
@@ -643,6 +700,10 @@ type exampleTerms struct {
 	descBody, ddescBody, groupBody, dgroupBody func(lo, hi int)
 	getF                                       func(s int, F []float64) // writes the slot's F (front end)
 	getDF                                      func(s int, dF []float64)
+	// descOf writes the descriptor of element e at F (dsz numbers);
+	// ddescOf its differential along dF.
+	descOf  func(e int, F, d []float64)
+	ddescOf func(e int, F, dF, d []float64)
 }
 
 // exampleGroup is one manifold and its slots [first, first+count).
@@ -660,9 +721,9 @@ type exampleEval struct {
 	free                          []bool
 }
 
-func (ev *exampleEval) size(slots, groups, n int) {
+func (ev *exampleEval) size(slots, groups, n, fsz, dsz int) {
 	*ev = exampleEval{
-		F: make([]float64, 9*slots), desc: make([]float64, 6*slots), res: make([]float64, 6*slots),
+		F: make([]float64, fsz*slots), desc: make([]float64, dsz*slots), res: make([]float64, dsz*slots),
 		contrib: make([]float64, max(n-1, 0)*slots), energy: make([]float64, slots),
 		w: make([]float64, n*groups), free: make([]bool, n*groups),
 	}
@@ -674,9 +735,11 @@ const groupGrain = 64
 
 // build sets up the slots and manifolds: groupOf gives each element's
 // group (−1: none) among ng; exStrain the N manifold points' strain
-// descriptors over all elements (6 per element each).
+// descriptors over all elements (t.dsz per element each); vol the weight
+// of each element's descriptor rows in the projection and the energy.
 func (t *exampleTerms) build(groupOf []int, ng int, vol []float64, exStrain [][]float64, k float64, nonNeg bool) error {
 	t.k, t.n, t.nonNeg = k, len(exStrain), nonNeg
+	ds := t.dsz
 	t.groupOfElem = groupOf
 	// Slots group by group, elements in increasing order within a group.
 	count := make([]int, ng)
@@ -704,19 +767,19 @@ func (t *exampleTerms) build(groupOf []int, ng int, vol []float64, exStrain [][]
 	}
 	t.groups = make([]exampleGroup, ng)
 	for g := 0; g < ng; g++ {
-		rows := 6 * count[g]
+		rows := ds * count[g]
 		pts := make([][]float64, t.n)
 		for j := range pts {
 			pts[j] = make([]float64, rows)
 			for i := 0; i < count[g]; i++ {
 				e := int(t.elem[first[g]+i])
-				copy(pts[j][6*i:6*i+6], exStrain[j][6*e:6*e+6])
+				copy(pts[j][ds*i:ds*i+ds], exStrain[j][ds*e:ds*e+ds])
 			}
 		}
 		rho := make([]float64, rows)
 		for i := 0; i < count[g]; i++ {
-			for r := 0; r < 6; r++ {
-				rho[6*i+r] = t.vol[first[g]+i]
+			for r := 0; r < ds; r++ {
+				rho[ds*i+r] = t.vol[first[g]+i]
 			}
 		}
 		m, err := example.NewManifold(pts, rho)
@@ -725,11 +788,11 @@ func (t *exampleTerms) build(groupOf []int, ng int, vol []float64, exStrain [][]
 		}
 		t.groups[g] = exampleGroup{m: m, first: first[g], count: count[g]}
 	}
-	t.lin.size(slots, ng, t.n)
-	t.tmp.size(slots, ng, t.n)
+	t.lin.size(slots, ng, t.n, t.fsz, ds)
+	t.tmp.size(slots, ng, t.n, t.fsz, ds)
 	m1 := max(t.n-1, 0)
-	t.dFScratch = make([]float64, 9*(slots/elementGrain+1))
-	t.dd = make([]float64, 6*slots)
+	t.dFScratch = make([]float64, t.fsz*(slots/elementGrain+1))
+	t.dd = make([]float64, ds*slots)
 	t.dcontrib = make([]float64, m1*slots)
 	t.dw = make([]float64, t.n*ng)
 	t.work = make([]*example.SimplexWork, ng/groupGrain+1)
@@ -751,7 +814,7 @@ func (t *exampleTerms) numSlots() int { return len(t.elem) }
 // manifold.
 func (t *exampleTerms) rowOf(s int) (*exampleGroup, int) {
 	g := &t.groups[t.slotGroup[s]]
-	return g, 6 * (s - g.first)
+	return g, t.dsz * (s - g.first)
 }
 
 // proj returns the vector whose dot products with a group's descriptors
@@ -767,18 +830,34 @@ func (t *exampleTerms) proj(m *example.Manifold, j int) []float64 {
 // descRange: per slot, F (from the front end), E and the contributions
 // proj_j · E to the group sums.
 func (t *exampleTerms) descRange(lo, hi int) {
-	ev, m1 := t.cur, t.n-1
+	ev, m1, fs, ds := t.cur, t.n-1, t.fsz, t.dsz
 	for s := lo; s < hi; s++ {
-		F := ev.F[9*s : 9*s+9 : 9*s+9]
+		F := ev.F[fs*s : fs*s+fs : fs*s+fs]
 		t.getF(s, F)
-		d := ev.desc[6*s : 6*s+6 : 6*s+6]
-		example.PutGreenStrain(d, (*geom.Mat3)(F))
+		d := ev.desc[ds*s : ds*s+ds : ds*s+ds]
+		if ds == example.DescSize { // the Green strain of F, inline (the function value costs 10% of the projection)
+			example.PutGreenStrain(d, (*geom.Mat3)(F))
+		} else {
+			t.descOf(int(t.elem[s]), F, d)
+		}
 		g, r := t.rowOf(s)
 		for j := 1; j <= m1; j++ {
-			p := t.proj(g.m, j)[r : r+6 : r+6]
-			ev.contrib[m1*s+j-1] = p[0]*d[0] + p[1]*d[1] + p[2]*d[2] + p[3]*d[3] + p[4]*d[4] + p[5]*d[5]
+			ev.contrib[m1*s+j-1] = dotDesc(t.proj(g.m, j)[r:r+ds:r+ds], d)
 		}
 	}
+}
+
+// dotDesc returns p·d for descriptors (6 numbers unrolled).
+func dotDesc(p, d []float64) float64 {
+	if len(d) == example.DescSize {
+		p = p[:example.DescSize:example.DescSize]
+		return p[0]*d[0] + p[1]*d[1] + p[2]*d[2] + p[3]*d[3] + p[4]*d[4] + p[5]*d[5]
+	}
+	x := 0.0
+	for i, v := range d {
+		x += p[i] * v
+	}
+	return x
 }
 
 // solveGroups sums every group's contributions in slot order and solves
@@ -813,14 +892,15 @@ func (t *exampleTerms) groupRange(lo, hi int) {
 	}
 }
 
-// residual writes the slot's residual E − E(w*) into ev.res and returns it
-// as a tensor.
-func (t *exampleTerms) residual(s int, ev *exampleEval) geom.Mat3 {
+// residual writes the slot's residual E − E(w*) into ev.res and returns
+// it (dsz numbers; example.Tensor makes a 6-number one a tensor).
+func (t *exampleTerms) residual(s int, ev *exampleEval) []float64 {
 	g, r := t.rowOf(s)
+	ds := t.dsz
 	w := ev.w[t.n*int(t.slotGroup[s]):]
-	base := g.m.Base()[r : r+6 : r+6]
-	res := ev.res[6*s : 6*s+6 : 6*s+6]
-	d := ev.desc[6*s : 6*s+6 : 6*s+6]
+	base := g.m.Base()[r : r+ds : r+ds]
+	res := ev.res[ds*s : ds*s+ds : ds*s+ds]
+	d := ev.desc[ds*s : ds*s+ds : ds*s+ds]
 	for i := range res {
 		res[i] = d[i] - base[i]
 	}
@@ -829,28 +909,31 @@ func (t *exampleTerms) residual(s int, ev *exampleEval) geom.Mat3 {
 		if wj == 0 {
 			continue
 		}
-		dir := g.m.Dir(j)[r : r+6 : r+6]
+		dir := g.m.Dir(j)[r : r+ds : r+ds]
 		for i := range res {
 			res[i] -= wj * dir[i]
 		}
 	}
-	return example.Tensor(res)
+	return res
 }
 
 // ddescRange: per slot, dE = sym(Fᵀ dF) at the linearisation and its
 // contributions to the group sums.
 func (t *exampleTerms) ddescRange(lo, hi int) {
-	ev, m1 := &t.lin, t.n-1
-	k := 9 * (lo / elementGrain)
-	dF := t.dFScratch[k : k+9 : k+9] // the chunk's slot (see tetSolid.scratch)
+	ev, m1, fs, ds := &t.lin, t.n-1, t.fsz, t.dsz
+	k := fs * (lo / elementGrain)
+	dF := t.dFScratch[k : k+fs : k+fs] // the chunk's slot (see tetSolid.scratch)
 	for s := lo; s < hi; s++ {
 		t.getDF(s, dF)
-		d := t.dd[6*s : 6*s+6 : 6*s+6]
-		example.PutGreenStrainDifferential(d, (*geom.Mat3)(ev.F[9*s:9*s+9]), (*geom.Mat3)(dF))
+		d := t.dd[ds*s : ds*s+ds : ds*s+ds]
+		if ds == example.DescSize {
+			example.PutGreenStrainDifferential(d, (*geom.Mat3)(ev.F[9*s:9*s+9]), (*geom.Mat3)(dF))
+		} else {
+			t.ddescOf(int(t.elem[s]), ev.F[fs*s:fs*s+fs:fs*s+fs], dF, d)
+		}
 		g, r := t.rowOf(s)
 		for j := 1; j <= m1; j++ {
-			p := t.proj(g.m, j)[r : r+6 : r+6]
-			t.dcontrib[m1*s+j-1] = p[0]*d[0] + p[1]*d[1] + p[2]*d[2] + p[3]*d[3] + p[4]*d[4] + p[5]*d[5]
+			t.dcontrib[m1*s+j-1] = dotDesc(t.proj(g.m, j)[r:r+ds:r+ds], d)
 		}
 	}
 }
@@ -890,22 +973,23 @@ func (t *exampleTerms) dgroupRange(lo, hi int) {
 	}
 }
 
-// strainChange returns dE − dE(w*) of slot s as a tensor (after ddesc and
-// the group differentials).
-func (t *exampleTerms) strainChange(s int) geom.Mat3 {
+// strainChange turns the descriptor change of slot s into dE − dE(w*)
+// in place and returns it (dsz numbers; after ddesc and the group
+// differentials; once per slot and AddDForce).
+func (t *exampleTerms) strainChange(s int) []float64 {
 	g, r := t.rowOf(s)
+	ds := t.dsz
 	dw := t.dw[t.n*int(t.slotGroup[s]):]
-	var d [6]float64
-	copy(d[:], t.dd[6*s:6*s+6])
+	d := t.dd[ds*s : ds*s+ds : ds*s+ds]
 	for j := 1; j < t.n; j++ {
 		wj := dw[j]
 		if wj == 0 {
 			continue
 		}
-		dir := g.m.Dir(j)[r : r+6 : r+6]
+		dir := g.m.Dir(j)[r : r+ds : r+ds]
 		for i := range d {
 			d[i] -= wj * dir[i]
 		}
 	}
-	return example.Tensor(d[:])
+	return d
 }
