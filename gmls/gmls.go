@@ -289,7 +289,7 @@ func (n *Nodes) Evaluate(points []float64, derivs int) (ShapeFunctions, error) {
 // EvaluateAt on one goroutine to avoid allocations.
 type Workspace struct {
 	nbrs   []int
-	c      []float64 // per neighbour: Slots data vectors c_α of length nb
+	c      []float64 // per neighbour: the non-zeros of its data vectors c_α (pattern order)
 	w      []float64
 	g      []geom.Vec3
 	h      []geom.Mat3
@@ -327,10 +327,56 @@ func grow[T any](s []T, n int) []T {
 	return s[:n]
 }
 
+// pattern is the sparsity of the node data vectors c_α (α = value, ∂ⱼ,
+// then ∂ⱼₖ in Pairs order) in the scaled monomial basis [1, y₀, y₁, y₂,
+// then yₐyᵦ in Pairs order]: c_α has its non-zeros at idx[off[α]:off[α+1]]
+// — dense for the value, 1 + (quadratic) 3 entries for a first
+// derivative, 1 for a second derivative (7 or 28 numbers per node instead
+// of 16 or 100).
+type pattern struct {
+	off []int
+	idx []int
+}
+
+var patterns = [3]pattern{Linear: makePattern(false), Quadratic: makePattern(true)}
+
+func makePattern(quad bool) pattern {
+	nb := 4
+	if quad {
+		nb = 10
+	}
+	var p pattern
+	p.off = append(p.off, 0)
+	for c := 0; c < nb; c++ {
+		p.idx = append(p.idx, c)
+	}
+	p.off = append(p.off, len(p.idx))
+	for j := 0; j < 3; j++ {
+		p.idx = append(p.idx, 1+j)
+		if quad {
+			for m, ab := range Pairs {
+				if ab[0] == j || ab[1] == j {
+					p.idx = append(p.idx, 4+m)
+				}
+			}
+		}
+		p.off = append(p.off, len(p.idx))
+	}
+	if quad {
+		for m := range Pairs {
+			p.idx = append(p.idx, 4+m)
+			p.off = append(p.off, len(p.idx))
+		}
+	}
+	return p
+}
+
 // eval writes the shape functions of the neighbours nbrs at x into out.
 func (n *Nodes) eval(ws *Workspace, x geom.Vec3, derivs int, nbrs []int, out []float64) error {
 	nb := n.order.Slots() // basis size = data per node
 	quad := n.order == Quadratic
+	pat := &patterns[n.order]
+	nz := len(pat.idx)
 	nc := Components(derivs)
 	K := len(nbrs)
 	h := 0.0
@@ -338,59 +384,71 @@ func (n *Nodes) eval(ws *Workspace, x geom.Vec3, derivs int, nbrs []int, out []f
 		h = math.Max(h, n.radius[i])
 	}
 	ih := 1 / h
-	ws.c = grow(ws.c, K*nb*nb)
+	ws.c = grow(ws.c, K*nz)
 	ws.w = grow(ws.w, K)
 	ws.g = grow(ws.g, K)
 	ws.h = grow(ws.h, K)
 	ws.s = grow(ws.s, K*nb*10)
-	clear(ws.c)
-	// Node data vectors in the basis p(y), y = (X − x)/h, and G.
-	var G [100]float64
+	// Node data vectors in the basis p(y), y = (X − x)/h (their non-zeros,
+	// in pattern order).
 	for k, i := range nbrs {
 		y := n.pos[i].Sub(x).Scale(ih)
-		c := ws.c[k*nb*nb : (k+1)*nb*nb]
+		c := ws.c[k*nz : (k+1)*nz]
 		// c_0 = p(y).
-		c[0] = 1
-		c[1], c[2], c[3] = y[0], y[1], y[2]
-		// c_{1+j} = p,ⱼ = ∂p/∂y_j / h.
+		c[0], c[1], c[2], c[3] = 1, y[0], y[1], y[2]
+		q := nb
 		for j := 0; j < 3; j++ {
-			c[(1+j)*nb+1+j] = ih
+			// c_{1+j} = p,ⱼ = ∂p/∂yⱼ / h; ∂(yₐyᵦ)/∂yⱼ = δₐⱼ yᵦ + δᵦⱼ yₐ.
+			c[q] = ih
+			q++
+			if quad {
+				for _, ab := range Pairs {
+					a, b := ab[0], ab[1]
+					switch {
+					case a == j && b == j:
+						c[q] = 2 * y[j] * ih
+					case a == j:
+						c[q] = y[b] * ih
+					case b == j:
+						c[q] = y[a] * ih
+					default:
+						continue
+					}
+					q++
+				}
+			}
 		}
 		if quad {
 			for m, ab := range Pairs {
-				a, b := ab[0], ab[1]
-				c[4+m] = y[a] * y[b]
-				// ∂(y_a y_b)/∂y_j = δ_aj y_b + δ_bj y_a.
-				c[(1+a)*nb+4+m] += y[b] * ih
-				c[(1+b)*nb+4+m] += y[a] * ih
-				// c_{4+m'} = p,ⱼₖ for the pair m' = (j, k): ∂²(y_a y_b) =
-				// δ_aj δ_bk + δ_ak δ_bj, over h².
-				if a == b {
-					c[(4+m)*nb+4+m] = 2 * ih * ih
+				c[4+m] = y[ab[0]] * y[ab[1]]
+				// c_{4+m} = p,ⱼₖ for the pair m = (j, k): ∂²(yⱼyₖ)/∂yⱼ∂yₖ / h².
+				if ab[0] == ab[1] {
+					c[q] = 2 * ih * ih
 				} else {
-					c[(4+m)*nb+4+m] = ih * ih
+					c[q] = ih * ih
 				}
+				q++
 			}
 		}
 		ws.w[k], ws.g[k], ws.h[k] = Weight(x, n.pos[i], n.radius[i])
 	}
 	normalise(ws.w[:K], ws.g[:K], ws.h[:K])
+	// G = Σₖ wₖ Σ_α mult_α c cᵀ.
+	var G [100]float64
 	for k := 0; k < K; k++ {
-		c := ws.c[k*nb*nb : (k+1)*nb*nb]
+		c := ws.c[k*nz : (k+1)*nz]
 		w := ws.w[k]
 		for al := 0; al < nb; al++ {
-			ca := c[al*nb : (al+1)*nb]
 			f := w
 			if al >= 4 {
 				f *= Multiplicity(al - 4)
 			}
-			for r := 0; r < nb; r++ {
-				if ca[r] == 0 {
-					continue
-				}
-				fr := f * ca[r]
-				for q := 0; q < nb; q++ {
-					G[r*nb+q] += fr * ca[q]
+			lo, hi := pat.off[al], pat.off[al+1]
+			for p := lo; p < hi; p++ {
+				fr := f * c[p]
+				row := G[pat.idx[p]*nb:]
+				for q := lo; q < hi; q++ {
+					row[pat.idx[q]] += fr * c[q]
 				}
 			}
 		}
@@ -401,50 +459,46 @@ func (n *Nodes) eval(ws *Workspace, x geom.Vec3, derivs int, nbrs []int, out []f
 	}
 	// γ = G⁻¹ p(x̄), p(x̄) = p(0) = e₀; then its derivatives.
 	var gam [10][10]float64 // γ, γ,ₐ (1..3), γ,ₐᵦ (4..9 in Pairs order)
+	// dots sets ws.s[(k·nb + α)·10 + d] = c_kα · γ_d.
+	dots := func(d int) {
+		gd := &gam[d]
+		for k := 0; k < K; k++ {
+			c := ws.c[k*nz : (k+1)*nz]
+			sk := ws.s[k*nb*10 : (k+1)*nb*10]
+			for al := 0; al < nb; al++ {
+				s := 0.0
+				for p := pat.off[al]; p < pat.off[al+1]; p++ {
+					s += c[p] * gd[pat.idx[p]]
+				}
+				sk[al*10+d] = s
+			}
+		}
+	}
+	// subMc subtracts Σₖ Σ_α mult_α coef(k, α) c_kα from v.
+	subMc := func(v []float64, coef func(k int, s []float64) float64) {
+		for k := 0; k < K; k++ {
+			c := ws.c[k*nz : (k+1)*nz]
+			sk := ws.s[k*nb*10 : (k+1)*nb*10]
+			for al := 0; al < nb; al++ {
+				f := coef(k, sk[al*10:al*10+10])
+				if al >= 4 {
+					f *= Multiplicity(al - 4)
+				}
+				for p := pat.off[al]; p < pat.off[al+1]; p++ {
+					v[pat.idx[p]] -= f * c[p]
+				}
+			}
+		}
+	}
 	gam[0][0] = 1
 	cholSolve(gam[0][:nb], L[:nb*nb], nb)
-	dots := func(d int) {
-		// ws.s[(k·nb + α)·10 + d] = c_kα · γ_d.
-		for k := 0; k < K; k++ {
-			c := ws.c[k*nb*nb : (k+1)*nb*nb]
-			for al := 0; al < nb; al++ {
-				ca := c[al*nb : (al+1)*nb]
-				s := 0.0
-				for r, v := range ca {
-					s += v * gam[d][r]
-				}
-				ws.s[(k*nb+al)*10+d] = s
-			}
-		}
-	}
-	// addGv adds −Σ_k f_k Σ_α mult c (c·γ_d) to v: −(Σ_k f_k M_k) γ_d.
-	addGv := func(v []float64, f func(k int) float64, d int) {
-		for k := 0; k < K; k++ {
-			fk := f(k)
-			if fk == 0 {
-				continue
-			}
-			c := ws.c[k*nb*nb : (k+1)*nb*nb]
-			for al := 0; al < nb; al++ {
-				s := fk * ws.s[(k*nb+al)*10+d]
-				if al >= 4 {
-					s *= Multiplicity(al - 4)
-				}
-				if s == 0 {
-					continue
-				}
-				for r, cv := range c[al*nb : (al+1)*nb] {
-					v[r] -= s * cv
-				}
-			}
-		}
-	}
 	dots(0)
 	if derivs >= 1 {
 		for a := 0; a < 3; a++ {
+			// γ,ₐ = G⁻¹ (p,ₐ − G,ₐ γ), p,ₐ(x̄) = e_{1+a}/h, G,ₐ = Σ w,ₐ M.
 			v := gam[1+a][:nb]
-			v[1+a] = ih // p,ₐ(x̄) = e_{1+a}/h
-			addGv(v, func(k int) float64 { return ws.g[k][a] }, 0)
+			v[1+a] = ih
+			subMc(v, func(k int, s []float64) float64 { return ws.g[k][a] * s[0] })
 			cholSolve(v, L[:nb*nb], nb)
 		}
 		for a := 1; a <= 3; a++ {
@@ -454,18 +508,19 @@ func (n *Nodes) eval(ws *Workspace, x geom.Vec3, derivs int, nbrs []int, out []f
 	if derivs >= 2 {
 		for m, ab := range Pairs {
 			a, b := ab[0], ab[1]
+			// γ,ₐᵦ = G⁻¹ (p,ₐᵦ − G,ₐ γ,ᵦ − G,ᵦ γ,ₐ − G,ₐᵦ γ).
 			v := gam[4+m][:nb]
 			if quad {
-				// p,ₐᵦ(x̄) = ∂²p/∂yₐ∂yᵦ / h² at y = 0: only the monomial y_a y_b.
+				// p,ₐᵦ(x̄) = ∂²p/∂yₐ∂yᵦ / h² at y = 0: only the monomial yₐyᵦ.
 				if a == b {
 					v[4+m] = 2 * ih * ih
 				} else {
 					v[4+m] = ih * ih
 				}
 			}
-			addGv(v, func(k int) float64 { return ws.g[k][a] }, 1+b)
-			addGv(v, func(k int) float64 { return ws.g[k][b] }, 1+a)
-			addGv(v, func(k int) float64 { return ws.h[k][3*a+b] }, 0)
+			subMc(v, func(k int, s []float64) float64 {
+				return ws.g[k][a]*s[1+b] + ws.g[k][b]*s[1+a] + ws.h[k][3*a+b]*s[0]
+			})
 			cholSolve(v, L[:nb*nb], nb)
 		}
 		for d := 4; d < 10; d++ {
@@ -474,7 +529,7 @@ func (n *Nodes) eval(ws *Workspace, x geom.Vec3, derivs int, nbrs []int, out []f
 	}
 	// N = w s, N,ₐ = w,ₐ s + w s,ₐ, N,ₐᵦ = w,ₐᵦ s + w,ₐ s,ᵦ + w,ᵦ s,ₐ + w s,ₐᵦ.
 	for k := 0; k < K; k++ {
-		w, g, H := ws.w[k], ws.g[k], ws.h[k]
+		w, g, H := ws.w[k], &ws.g[k], &ws.h[k]
 		for al := 0; al < nb; al++ {
 			s := ws.s[(k*nb+al)*10 : (k*nb+al)*10+10]
 			o := out[(k*nb+al)*nc : (k*nb+al+1)*nc]

@@ -424,3 +424,79 @@ func sub(a, b []float64) []float64 {
 	}
 	return out
 }
+
+// TestPartitionOfUnity: the identities behind reproduction, checked on the
+// shape functions themselves at points of the random cloud: Σᵢ Nᵢ = 1 with
+// zero gradient and Hessian (constants), Σᵢ Nᵢ x̄ᵢ + Nᵢʲ eⱼ = x (linear
+// fields: ∇ = I, ∇∇ = 0), and for quadratic GMLS Σᵢ Nᵢ x̄ᵢₐx̄ᵢᵦ + Nᵢʲ
+// ∂ⱼ(xₐxᵦ)(x̄ᵢ) + Σ Nᵢʲᵏ ∂ⱼₖ(xₐxᵦ) = xₐxᵦ. Tolerance 1e-12 as in
+// TestReproduction.
+func TestPartitionOfUnity(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 6))
+	ly := layouts(rng)[5]
+	for _, order := range []Order{Linear, Quadratic} {
+		nd, _ := NewNodes(order, ly.nodes, ly.radius)
+		sf, err := nd.Evaluate(ly.points, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nc := Components(2)
+		worst := 0.0
+		for p := 0; p < sf.NumPoints(); p++ {
+			x := geom.At(ly.points, p)
+			var one [10]float64
+			var lin [3][10]float64
+			var quad [6][10]float64
+			for e := sf.Offsets[p]; e < sf.Offsets[p+1]; e++ {
+				xi := nd.Position(sf.Nodes[e])
+				v := sf.Entry(e)
+				for d := 0; d < nc; d++ {
+					one[d] += v[d]
+					for a := 0; a < 3; a++ {
+						lin[a][d] += v[d]*xi[a] + v[(1+a)*nc+d]
+					}
+					if order == Quadratic {
+						for m, ab := range Pairs {
+							a, b := ab[0], ab[1]
+							// f = xₐxᵦ: value, ∂ⱼf = δⱼₐxᵦ + δⱼᵦxₐ, ∂ⱼₖf = δⱼₐδₖᵦ + δⱼᵦδₖₐ.
+							s := v[d] * xi[a] * xi[b]
+							s += v[(1+a)*nc+d] * xi[b]
+							s += v[(1+b)*nc+d] * xi[a]
+							// Σⱼₖ ∂ⱼₖf Nʲᵏ: for a = b one ordered pair with
+							// ∂ₐₐf = 2; for a ≠ b two ordered pairs with ∂ₐᵦf = 1
+							// (Nᵃᵇ = Nᵇᵃ): 2 Nᵃᵇ either way.
+							s += 2 * v[(4+m)*nc+d]
+							quad[m][d] += s
+						}
+					}
+				}
+			}
+			wantOne := [10]float64{1}
+			worst = math.Max(worst, maxDiff(one[:], wantOne[:]))
+			for a := 0; a < 3; a++ {
+				var w [10]float64
+				w[0], w[1+a] = x[a], 1
+				worst = math.Max(worst, maxDiff(lin[a][:], w[:]))
+			}
+			if order == Quadratic {
+				for m, ab := range Pairs {
+					a, b := ab[0], ab[1]
+					var w [10]float64
+					w[0] = x[a] * x[b]
+					w[1+a] += x[b]
+					w[1+b] += x[a]
+					if a == b {
+						w[4+m] = 2
+					} else {
+						w[4+m] = 1
+					}
+					worst = math.Max(worst, maxDiff(quad[m][:], w[:]))
+				}
+			}
+		}
+		t.Logf("%s: largest error of the identities %.2g", order, worst)
+		if worst > 1e-12 {
+			t.Errorf("%s: partition-of-unity identities off by %.3g", order, worst)
+		}
+	}
+}

@@ -3,10 +3,13 @@ package mapping_test
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
+	_ "github.com/sofago/sofago/components/shapefunction"
 	_ "github.com/sofago/sofago/components/topology"
+	"github.com/sofago/sofago/geom"
 	"github.com/sofago/sofago/graph"
 	"github.com/sofago/sofago/graph/graphtest"
 )
@@ -141,6 +144,123 @@ func TestGMLSBarUniformStretch(t *testing.T) {
 			if strings.Contains(note, "no sparse Jacobian") {
 				t.Errorf("%s: the solver probed J: %s", tmpl, note)
 			}
+		}
+	}
+}
+
+// gmlsSampledScene is a bar [0, 1] × [0, 0.2]² of 5 × 2 × 2 GMLS nodes
+// (tmpl) whose deformation gradients at DenseSampler samples (child
+// template ct: F331 at the 10 × 2 × 2 voxel centres, or F332 with order-4
+// region moments) feed DeformationGradientForceField (StVK, E = 1 MPa, ν =
+// 0.3). The mapping finds its sample positions from the sampler in its
+// node, as the skinning mappings do.
+func gmlsSampledScene(tmpl, ct string, rest, pos []float64) string {
+	cs := 12
+	if tmpl == "Quadratic3" {
+		cs = 30
+	}
+	list := func(x []float64) string {
+		var rows []string
+		for i := 0; i < len(x)/cs; i++ {
+			var c []string
+			for _, v := range x[cs*i : cs*i+cs] {
+				c = append(c, fmt.Sprintf("%.17g", v))
+			}
+			rows = append(rows, "["+strings.Join(c, ", ")+"]")
+		}
+		return strings.Join(rows, ", ")
+	}
+	order := 0
+	if ct == "F332" {
+		order = 4
+	}
+	return fmt.Sprintf(`
+dt = 1
+gravity = [0, 0, 0]
+[[node]]
+name = "bar"
+  [[node.object]]
+  type = "MaterialGrid"
+  box = [0, 0, 0, 1, 0.2, 0.2]
+  resolution = [10, 2, 2]
+  massDensity = 1000
+  youngModulus = 1e6
+  [[node.object]]
+  type = "MechanicalObject"
+  name = "nodes"
+  template = "%s"
+  restPosition = [%s]
+  position = [%s]
+  [[node.node]]
+  name = "samples"
+    [[node.node.object]]
+    type = "DenseSampler"
+    order = %d
+    [[node.node.object]]
+    type = "MechanicalObject"
+    name = "F"
+    template = "%s"
+    [[node.node.object]]
+    type = "GMLSMapping"
+    radius = 0.45
+    [[node.node.object]]
+    type = "DeformationGradientForceField"
+    materialName = "StVenantKirchhoff"
+    youngModulus = 1e6
+    poissonRatio = 0.3
+`, tmpl, list(rest), list(pos), order, ct)
+}
+
+// gmlsLattice returns the nodes of gmlsSampledScene (5 × 2 × 2 at x = 0,
+// 0.25, …, 1 and y, z ∈ {0.05, 0.15}).
+func gmlsLattice() []geom.Vec3 {
+	var c []geom.Vec3
+	for i := 0; i < 5; i++ {
+		for _, y := range []float64{0.05, 0.15} {
+			for _, z := range []float64{0.05, 0.15} {
+				c = append(c, geom.Vec3{0.25 * float64(i), y, z})
+			}
+		}
+	}
+	return c
+}
+
+// TestGMLSSampledSolid: GMLS nodes driving F331 and F332 samples from a
+// sampler. (1) Nodes carrying an affine motion x = M X + c give F = M at
+// every sample, so the StVK energy is V Ψ(M) with V = 0.04 m³ the bar's
+// volume and Ψ = μ tr(E²) + λ/2 tr(E)², E = (MᵀM − I)/2 (closed form, to
+// 1e-12 relative: rounding of 40 samples' sums). (2) At a random
+// configuration the whole tree's ComputeDf is the derivative of
+// ComputeForce (graphtest.CheckOps: every ApplyJ, ApplyJT and AddDForce
+// together; tolerance as for the skinning scenes).
+func TestGMLSSampledSolid(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 3))
+	M := randomAffine(rng)
+	c := geom.Vec3{0.1, -0.2, 0.3}
+	q := quadraticMap{c: c, M: M}
+	centres := gmlsLattice()
+	const E, nu, V = 1e6, 0.3, 0.04
+	lambda, mu := E*nu/((1+nu)*(1-2*nu)), E/(2*(1+nu))
+	G := M.TMul(M).Sub(geom.Identity3()).Scale(0.5)
+	want := V * (mu*G.DDot(G) + lambda/2*G.Trace()*G.Trace())
+	for _, tmpl := range []graph.Template{graph.Affine3, graph.Quadratic3} {
+		for _, ct := range []string{"F331", "F332"} {
+			rest := gmlsRest(tmpl, centres)
+			pos := gmlsFollow(tmpl, q, centres)
+			s := graphtest.MustLoad(t, "gmls_solid.toml", gmlsSampledScene(tmpl.Name(), ct, rest, pos))
+			if n := graphtest.Find[graph.State](t, s, "bar/samples/F").Size(); n != 40 {
+				t.Fatalf("%d samples, want the sampler's 40", n)
+			}
+			got := s.Ops().PotentialEnergy()
+			t.Logf("%s → %s: affine motion energy %.15g J, V Ψ(M) = %.15g J", tmpl.Name(), ct, got, want)
+			if math.Abs(got-want) > 1e-12*want {
+				t.Errorf("%s → %s: energy %.15g, want V Ψ(M) = %.15g", tmpl.Name(), ct, got, want)
+			}
+			for i := range pos {
+				pos[i] = rest[i] + 0.02*rng.NormFloat64()
+			}
+			s = graphtest.MustLoad(t, "gmls_solid.toml", gmlsSampledScene(tmpl.Name(), ct, rest, pos))
+			graphtest.CheckOps(t, s.Ops(), graphtest.Options{Trials: 3, Tolerance: 1e-7})
 		}
 	}
 }
