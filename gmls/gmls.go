@@ -51,6 +51,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/sofago/sofago/geom"
 	"github.com/sofago/sofago/parallel"
@@ -250,9 +251,11 @@ func (n *Nodes) Evaluate(points []float64, derivs int) (ShapeFunctions, error) {
 	nbrs := make([][]int, np)
 	counts := sf.Offsets[1:]
 	run.Run(np, 64, func(lo, hi int) {
+		var buf []int
 		for p := lo; p < hi; p++ {
-			nbrs[p] = n.Neighbours(nil, geom.At(points, p))
-			counts[p] = len(nbrs[p])
+			buf = n.Neighbours(buf[:0], geom.At(points, p))
+			nbrs[p] = slices.Clone(buf)
+			counts[p] = len(buf)
 		}
 	})
 	for p := 0; p < np; p++ {
