@@ -13,7 +13,9 @@
 //	G(x̄) = Σᵢ w(x̄ − x̄ᵢ) [ p(x̄ᵢ) p(x̄ᵢ)ᵀ + Σⱼ p,ⱼ(x̄ᵢ) p,ⱼ(x̄ᵢ)ᵀ + Σⱼₖ p,ⱼₖ(x̄ᵢ) p,ⱼₖ(x̄ᵢ)ᵀ ],
 //
 // the minimiser of the lecture's least-squares fit of a polynomial aᵀp to
-// the values and the derivatives of the nodes, p the complete linear
+// the values and the derivatives of the nodes (the lecture's objective
+// writes ½ before the value term only; its G — implemented here — weighs
+// values and derivatives equally, i.e. the same ½ on every term), p the complete linear
 // basis (1, x, y, z) or quadratic basis (adding xx, xy, xz, yy, yz, zz;
 // the Σⱼₖ terms only for quadratic GMLS, over all nine ordered pairs j, k
 // as in the lecture, so that a mixed pair counts twice). The weight is
@@ -44,7 +46,13 @@
 // and N = w cᵀγ for each node datum c ∈ {p(x̄ᵢ), p,ⱼ(x̄ᵢ), p,ⱼₖ(x̄ᵢ)}, so
 // N,ₐ = w,ₐ cᵀγ + w cᵀγ,ₐ and N,ₐᵦ = w,ₐᵦ cᵀγ + w,ₐ cᵀγ,ᵦ + w,ᵦ cᵀγ,ₐ +
 // w cᵀγ,ₐᵦ. One Cholesky factorisation of G (4×4 or 10×10) serves them
-// all.
+// all. The weights are divided by their sum first (see normalise): the
+// shape functions do not change, the rounding near the edge of a lone
+// support does.
+//
+// The fit adds squared values (length²) and squared derivatives
+// (dimensionless) as the lecture does, so away from reproduced fields the
+// interpolant depends on the unit of length; reproduction does not.
 package gmls
 
 import (
