@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/sofago/sofago/gmls"
 	"github.com/sofago/sofago/graph"
@@ -54,13 +55,14 @@ type GMLSMapping struct {
 
 	goRadii []float64
 
-	order  gmls.Order
-	nodes  *gmls.Nodes
-	shapes gmls.ShapeFunctions
-	nb     int
-	lay    childLayout
-	bG, bg []float64
-	loop   chunkedLoop
+	order   gmls.Order
+	nodes   *gmls.Nodes
+	offsets []int // the neighbours of child DOF p: nbrs[offsets[p]:offsets[p+1]]
+	nbrs    []int
+	nb      int
+	lay     childLayout
+	bG, bg  []float64
+	loop    chunkedLoop
 }
 
 func init() {
@@ -89,9 +91,12 @@ func (m *GMLSMapping) SetRadii(r []float64) { m.goRadii = append([]float64(nil),
 // Nodes returns the GMLS nodes (after Init).
 func (m *GMLSMapping) Nodes() *gmls.Nodes { return m.nodes }
 
-// ShapeFunctions returns the shape functions at the child DOFs' rest
-// positions (after Init), as a view: do not modify.
-func (m *GMLSMapping) ShapeFunctions() *gmls.ShapeFunctions { return &m.shapes }
+// Neighbours returns the nodes influencing each child DOF (after Init):
+// those of DOF p are nodes[offsets[p]:offsets[p+1]], in increasing order;
+// views, do not modify. The shape functions themselves are not kept (the
+// mapping keeps its blocks): Nodes().Evaluate(RestPoints(), …) gives
+// them.
+func (m *GMLSMapping) Neighbours() (offsets, nodes []int) { return m.offsets, m.nbrs }
 
 // Validate checks the fields that do not need the states.
 func (m *GMLSMapping) Validate() error {
@@ -193,13 +198,29 @@ func (m *GMLSMapping) initialise(reinit bool) error {
 	if np == 0 {
 		return errors.New("no points to map: the rest point list is empty")
 	}
-	sf, err := nodes.Evaluate(m.rest, derivs)
-	if err != nil {
-		return err
-	}
-	m.nodes, m.shapes = nodes, sf
+	m.nodes = nodes
 	m.lay = newChildLayout(derivs == 0, derivs == 2)
-	m.buildBlocks()
+	// The shape functions chunk by chunk of points, each turned into blocks
+	// at once: the blocks are all that is kept, and the peak memory stays
+	// that of the blocks plus one chunk's shape functions.
+	const chunk = 1024
+	m.offsets = append(m.offsets[:0], 0)
+	m.nbrs, m.bG, m.bg = m.nbrs[:0], m.bG[:0], m.bg[:0]
+	for lo := 0; lo < np; lo += chunk {
+		hi := min(np, lo+chunk)
+		sf, err := nodes.Evaluate(m.rest[3*lo:3*hi], derivs)
+		if err != nil {
+			if lo > 0 {
+				return fmt.Errorf("child DOFs from %d: %w", lo, err)
+			}
+			return err
+		}
+		for p := 0; p < hi-lo; p++ {
+			m.offsets = append(m.offsets, len(m.nbrs)+sf.Offsets[p+1])
+		}
+		m.nbrs = append(m.nbrs, sf.Nodes...)
+		m.appendBlocks(&sf)
+	}
 	if reinit {
 		if m.to.Size() != np {
 			m.to.Resize(np)
@@ -211,11 +232,11 @@ func (m *GMLSMapping) initialise(reinit bool) error {
 	return nil
 }
 
-// buildBlocks turns the shape functions into the blocks of blockJ: per
-// entry, ĝ[col] = the column's derivative of Nᵢ and Ĝ[j][col] = that of
-// Nᵢʲ (j < 3) or of 2 Nᵢ^{pair j−3} (quadratic columns).
-func (m *GMLSMapping) buildBlocks() {
-	sf := &m.shapes
+// appendBlocks turns shape functions into the blocks of blockJ, appended
+// to m.bG and m.bg: per entry, ĝ[col] = the column's derivative of Nᵢ
+// and Ĝ[j][col] = that of Nᵢʲ (j < 3) or of 2 Nᵢ^{pair j−3} (quadratic
+// columns).
+func (m *GMLSMapping) appendBlocks(sf *gmls.ShapeFunctions) {
 	nb, c := m.nb, m.lay.c
 	nc := gmls.Components(sf.Derivs)
 	// comp[col]: the shape-function component of child column col.
@@ -238,12 +259,13 @@ func (m *GMLSMapping) buildBlocks() {
 		}
 	}
 	ne := len(sf.Nodes)
-	m.bG = make([]float64, ne*nb*c)
-	m.bg = make([]float64, ne*c)
+	e0 := len(m.bg) / c
+	m.bG = slices.Grow(m.bG, ne*nb*c)[:(e0+ne)*nb*c]
+	m.bg = slices.Grow(m.bg, ne*c)[:(e0+ne)*c]
 	for e := 0; e < ne; e++ {
 		v := sf.Entry(e)
-		G := m.bG[e*nb*c : (e+1)*nb*c]
-		g := m.bg[e*c : (e+1)*c]
+		G := m.bG[(e0+e)*nb*c : (e0+e+1)*nb*c]
+		g := m.bg[(e0+e)*c : (e0+e+1)*c]
 		for col, d := range comp {
 			g[col] = v[d]
 			for j := 0; j < nb; j++ {
@@ -267,17 +289,17 @@ func (m *GMLSMapping) checkNodes(parentLen int) {
 // coordinates (the same blocks as J).
 func (m *GMLSMapping) Apply(childX, parentX []float64) {
 	m.checkNodes(len(parentX))
-	blockJ(&m.loop, m.shapes.Offsets, m.shapes.Nodes, m.nb, m.lay, m.bG, m.bg, childX, parentX)
+	blockJ(&m.loop, m.offsets, m.nbrs, m.nb, m.lay, m.bG, m.bg, childX, parentX)
 }
 
 // ApplyJ implements graph.Mapping: childV = J parentV.
 func (m *GMLSMapping) ApplyJ(childV, parentV []float64) {
-	blockJ(&m.loop, m.shapes.Offsets, m.shapes.Nodes, m.nb, m.lay, m.bG, m.bg, childV, parentV)
+	blockJ(&m.loop, m.offsets, m.nbrs, m.nb, m.lay, m.bG, m.bg, childV, parentV)
 }
 
 // ApplyJT implements graph.Mapping: parentF += Jᵀ childF.
 func (m *GMLSMapping) ApplyJT(parentF, childF []float64) {
-	blockJT(&m.loop, m.shapes.Offsets, m.shapes.Nodes, m.nb, m.lay, m.bG, m.bg, parentF, childF)
+	blockJT(&m.loop, m.offsets, m.nbrs, m.nb, m.lay, m.bG, m.bg, parentF, childF)
 }
 
 // ApplyDJT implements graph.Mapping: nothing, the mapping is linear.
@@ -286,5 +308,5 @@ func (m *GMLSMapping) ApplyDJT(parentDf, parentDx, childF []float64, kFactor flo
 // JacobianEntries implements graph.SparseJacobianMapping: the constant
 // blocks, every entry of a (child DOF, neighbour node) pair written.
 func (m *GMLSMapping) JacobianEntries(acc graph.MatrixAccumulator) {
-	blockEntries(acc, m.shapes.Offsets, m.shapes.Nodes, m.nb, m.lay, m.bG, m.bg)
+	blockEntries(acc, m.offsets, m.nbrs, m.nb, m.lay, m.bG, m.bg)
 }
