@@ -280,13 +280,15 @@ func init() {
 }
 
 // force computes the energy of one sample (without E_s/E) and the
-// gradients g_a = ∂W/∂F_a, filling c (whose F is set by the caller).
-func (k *elastonKernel) force(c *elastonCache, m []float64) (W float64, g [4]geom.Mat3) {
+// gradients g_a = ∂W/∂F_a, filling c (whose F is set by the caller). ep,
+// when not nil, holds the plastic strains αₚ, βₚ¹..³ subtracted from the
+// strain's constant and linear terms (deformation_gradient_plasticity.go).
+func (k *elastonKernel) force(c *elastonCache, m []float64, ep *[4]sym6) (W float64, g [4]geom.Mat3) {
 	switch k.mode {
 	case f332Green:
-		return k.greenForce(c, m)
+		return k.greenForce(c, m, ep)
 	default:
-		return k.coroForce(c, m)
+		return k.coroForce(c, m, ep)
 	}
 }
 
@@ -301,7 +303,7 @@ func (k *elastonKernel) dforce(c *elastonCache, m []float64, dF *[4]geom.Mat3) [
 	}
 }
 
-func (k *elastonKernel) coroForce(c *elastonCache, m []float64) (W float64, g [4]geom.Mat3) {
+func (k *elastonKernel) coroForce(c *elastonCache, m []float64, ep *[4]sym6) (W float64, g [4]geom.Mat3) {
 	M := momentMatrix(m)
 	rotate := k.mode == f332Corotational
 	if rotate {
@@ -317,6 +319,9 @@ func (k *elastonKernel) coroForce(c *elastonCache, m []float64) (W float64, g [4
 			eps[0][0]--
 			eps[0][1]--
 			eps[0][2]--
+		}
+		if ep != nil {
+			axpy6(&eps[a], -1, &ep[a])
 		}
 		if k.reduced {
 			reduce(&eps[a], shearDrop[a])
@@ -460,10 +465,14 @@ func greenStrainTerm(F *[4]geom.Mat3, dF *[4]geom.Mat3, a, b int) sym6 {
 	return symOf(&t)
 }
 
-func (k *elastonKernel) greenForce(c *elastonCache, m []float64) (W float64, g [4]geom.Mat3) {
+func (k *elastonKernel) greenForce(c *elastonCache, m []float64, ep *[4]sym6) (W float64, g [4]geom.Mat3) {
 	var E, Sh [10]sym6
 	for p, ab := range greenPairs {
 		E[p] = greenStrainTerm(&c.F, nil, ab[0], ab[1])
+		if ep != nil && ab[0] == 0 {
+			// The constant (0, 0) and linear (0, k) terms lose αₚ, βₚᵏ.
+			axpy6(&E[p], -1, &ep[ab[1]])
+		}
 		if k.reduced {
 			reduce(&E[p], shearDrop[ab[0]]|shearDrop[ab[1]])
 		}
@@ -522,11 +531,12 @@ func (k *elastonKernel) greenDForce(c *elastonCache, m []float64, dF *[4]geom.Ma
 	return dg
 }
 
-// energy returns the energy of one sample (without E_s/E) at F.
-func (k *elastonKernel) energy(F *[4]geom.Mat3, m []float64) float64 {
+// energy returns the energy of one sample (without E_s/E) at F, with
+// the plastic strains ep (nil: none).
+func (k *elastonKernel) energy(F *[4]geom.Mat3, m []float64, ep *[4]sym6) float64 {
 	var c elastonCache
 	c.F = *F
-	W, _ := k.force(&c, m)
+	W, _ := k.force(&c, m, ep)
 	return W
 }
 
@@ -549,7 +559,7 @@ func (c *DeformationGradientForceField) forceRange332(lo, hi int) {
 		}
 		ec := &c.ecache[s]
 		sampleF(&ec.F, x, s)
-		_, g := c.kernel.force(ec, c.moments[geom.NumMoments*s:geom.NumMoments*(s+1)])
+		_, g := c.kernel.force(ec, c.moments[geom.NumMoments*s:geom.NumMoments*(s+1)], c.samplePlasticOf(s))
 		a := c.scale[s]
 		for b := 0; b < 4; b++ {
 			for i := 0; i < 9; i++ {
@@ -669,7 +679,7 @@ func (c *DeformationGradientForceField) energy332(x []float64) float64 {
 		var F [4]geom.Mat3
 		sampleF(&F, x, s)
 		if c.mode != f332Voxels {
-			W += c.scale[s] * c.kernel.energy(&F, c.moments[geom.NumMoments*s:geom.NumMoments*(s+1)])
+			W += c.scale[s] * c.kernel.energy(&F, c.moments[geom.NumMoments*s:geom.NumMoments*(s+1)], c.samplePlasticOf(s))
 			continue
 		}
 		q := &c.quad

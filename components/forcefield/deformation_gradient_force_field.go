@@ -79,6 +79,9 @@ type DeformationGradientForceField struct {
 	Samples          graph.Link `toml:"samples" doc:"sampler giving the sample volumes (a SampleVolumeProvider; for F332 samples also the region moments and voxels); default: volumes, else a sampler in this node or the nearest ancestor"`
 	Quadrature       string     `toml:"quadrature" doc:"F332 samples: auto (moments where the energy is a polynomial over the region: CorotationalLinear, Linear, StVenantKirchhoff; voxels otherwise), moments (closed form from the sampler's region moments), or voxels (the law at the centre of every voxel of the region)" enum:"auto,moments,voxels"`
 	ShearIntegration string     `toml:"shearIntegration" doc:"F332 samples, closed forms (CorotationalLinear, Linear, StVenantKirchhoff): full (the energy of the whole strain field over the region) or reduced (selective reduced integration of shear in the rest axes: ε̃_ij(d) = ε_ij(d with d_i = d_j = 0) for i ≠ j, so ε_xy keeps only its z-variation, ε_xz its y-, ε_yz its x-variation; cures the shear locking of rigid frames along bars lying on an axis; refused for Affine3 and Quadratic3 frames, which do not lock and whose own bend it would leave without stiffness)" enum:"full,reduced"`
+	// Plasticity: per sample, plastic membrane and bending strains (F332)
+	// or a plastic strain (F331); see deformation_gradient_plasticity.go.
+	Plasticity
 
 	law       material.Law
 	cacheSize int
@@ -109,6 +112,9 @@ type DeformationGradientForceField struct {
 	qF, qP    []float64 // voxels: F and P per quadrature point at the last AddForce
 	qcache    []float64 // voxels: law cache per quadrature point
 	qvcache   []float64 // voxels: bulk-term cache per quadrature point
+
+	// plastic is the plastic state, nil when plasticity is off.
+	plastic *samplePlastic
 
 	runner parallel.Runner
 	// Arguments of the current parallel pass (set before runner.run, so the
@@ -176,6 +182,7 @@ func NewDeformationGradientForceField() *DeformationGradientForceField {
 		PoissonRatio:     0.45,
 		Quadrature:       "auto",
 		ShearIntegration: "full",
+		Plasticity:       defaultPlasticity(),
 	}
 }
 
@@ -198,6 +205,9 @@ func (c *DeformationGradientForceField) Validate() error {
 		}
 	default:
 		return fmt.Errorf("shearIntegration = %q: want full or reduced", c.ShearIntegration)
+	}
+	if err := c.Plasticity.check(); err != nil {
+		return err
 	}
 	if c.Quadrature == "moments" && !hasClosedForm(c.MaterialName) {
 		return fmt.Errorf("quadrature = moments: %s has no closed-form integral over a region (CorotationalLinear, Linear and StVenantKirchhoff have): use quadrature = voxels or auto", c.MaterialName)
@@ -364,7 +374,7 @@ func (c *DeformationGradientForceField) initialise(reinit bool) error {
 	if c.mode != f332Off {
 		c.forceBody, c.dforceBody = c.forceRange332, c.dforceRange332
 	}
-	return nil
+	return c.initPlasticity(n)
 }
 
 // checkReducedParents refuses shearIntegration = reduced when the
@@ -518,10 +528,19 @@ func (c *DeformationGradientForceField) AddForce(f, x, v []float64) {
 func (c *DeformationGradientForceField) forceRange(lo, hi int) {
 	f, x, cs := c.passF, c.passX, c.cacheSize
 	k := c.BulkModulus
+	var Fe, Pe geom.Mat3
 	for s := lo; s < hi; s++ {
 		F := x[9*s : 9*s+9]
 		P := c.stress[9*s : 9*s+9]
-		c.law.StressCached(F, P, c.cache[cs*s:cs*s+cs])
+		if c.plastic != nil {
+			// Fₑ = F (I + εₚ)⁻¹, P = P(Fₑ) (I + εₚ)⁻ᵀ.
+			A := &c.plastic.ainv[s]
+			mulNN(&Fe, (*geom.Mat3)(F), A)
+			c.law.StressCached(Fe[:], Pe[:], c.cache[cs*s:cs*s+cs])
+			mulNT(P, &Pe, A)
+		} else {
+			c.law.StressCached(F, P, c.cache[cs*s:cs*s+cs])
+		}
 		a := c.scale[s]
 		fs := f[9*s : 9*s+9]
 		for i := range 9 {
@@ -570,10 +589,18 @@ func (c *DeformationGradientForceField) AddDForce(df, dx []float64, kFactor, bFa
 func (c *DeformationGradientForceField) dforceRange(lo, hi int) {
 	df, dx, kf, cs := c.passDF, c.passDX, c.passK, c.cacheSize
 	k := c.BulkModulus
+	var dFe, dPe geom.Mat3
 	for s := lo; s < hi; s++ {
 		dF := dx[9*s : 9*s+9 : 9*s+9]
 		dP := c.dP[9*s : 9*s+9 : 9*s+9]
-		c.law.StressDifferentialCached(dF, dP, c.cache[cs*s:cs*s+cs])
+		if c.plastic != nil {
+			A := &c.plastic.ainv[s]
+			mulNN(&dFe, (*geom.Mat3)(dF), A)
+			c.law.StressDifferentialCached(dFe[:], dPe[:], c.cache[cs*s:cs*s+cs])
+			mulNT(dP, &dPe, A)
+		} else {
+			c.law.StressDifferentialCached(dF, dP, c.cache[cs*s:cs*s+cs])
+		}
 		a := kf * c.scale[s]
 		out := df[9*s : 9*s+9 : 9*s+9]
 		for i := range 9 {
@@ -622,6 +649,11 @@ func (c *DeformationGradientForceField) PotentialEnergy(x []float64) float64 {
 	W := 0.0
 	for s := range c.scale {
 		F := geom.Mat3(x[9*s : 9*s+9])
+		if c.plastic != nil {
+			var Fe geom.Mat3
+			mulNN(&Fe, &F, &c.plastic.ainv[s])
+			F = Fe
+		}
 		W += c.scale[s] * c.law.Energy(F)
 		if c.BulkModulus > 0 {
 			J := F.Det()

@@ -2,71 +2,10 @@ package forcefield
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/sofago/sofago/geom"
 	"github.com/sofago/sofago/graph"
 )
-
-// Plasticity holds the fields of SOFA's TetrahedronFEMForceField
-// plasticity, shared by TetrahedronFEMForceField and
-// TetrahedronHyperelasticityFEMForceField (embedded in both). Plasticity
-// is on when plasticMaxThreshold > 0 (SOFA's switch; the default 0 keeps
-// it off).
-//
-// State: a symmetric plastic strain εₚ per element, in the element's rest
-// frame, which deforms the element's rest shape: the law is evaluated at
-// the elastic deformation gradient Fₑ = F (I + εₚ)⁻¹, i.e. with the rest
-// edge matrix Dm replaced by (I + εₚ) Dm, and the element energy is
-// Vₑ Ψ(Fₑ) with Vₑ the original rest volume. For small strains the
-// elastic (corotated) strain is then ε − εₚ, the additive split of SOFA
-// and of the lecture notes (αₑ = α_g − αₚ); the multiplicative form keeps
-// every law, its exact tangent and its element matrices unchanged (they
-// see Fₑ) and makes a homogeneous plastic strain an exactly stress-free
-// shape.
-//
-// Flow rule, once per time step after the solve (graph.StepEnder), for
-// every element: with εₑ the elastic strain at the end of the step,
-//
-//	if ‖εₑ‖ > plasticYieldThreshold:  εₚ ← εₚ + plasticCreep · εₑ
-//	if ‖εₚ‖ > plasticMaxThreshold:    εₚ ← εₚ · plasticMaxThreshold/‖εₚ‖
-//
-// with ‖·‖ the Frobenius norm √(ε:ε) (SOFA uses the 2-norm of its
-// 6-vector with engineering shears; the two agree for normal strains).
-// Like SOFA's the rule is per step, not per second: halving dt doubles
-// the creep per unit time. εₑ is the strain of the force field's law:
-// TetrahedronFEMForceField uses its corotated strain sym(RᵀFₑ) − I with R
-// the rotation of its method (I for "small"); the hyperelastic force
-// field uses the Biot strain S − I of the polar decomposition Fₑ = R S.
-// Within a step the plastic strains are constant: forces, tangents and
-// energies are those of a fixed conservative potential.
-type Plasticity struct {
-	PlasticYieldThreshold float64 `toml:"plasticYieldThreshold" doc:"elastic strain norm (Frobenius) above which an element flows plastically" range:"[0,inf)"`
-	PlasticMaxThreshold   float64 `toml:"plasticMaxThreshold" doc:"largest plastic strain norm (Frobenius); 0 turns plasticity off (SOFA's default)" range:"[0,1)"`
-	PlasticCreep          float64 `toml:"plasticCreep" doc:"fraction of the elastic strain turned plastic per time step while above the yield threshold" range:"[0,1]"`
-}
-
-// defaultPlasticity returns SOFA's defaults: yield 1e-4, creep 0.9, max 0
-// (off).
-func defaultPlasticity() Plasticity {
-	return Plasticity{PlasticYieldThreshold: 1e-4, PlasticCreep: 0.9}
-}
-
-// check validates the fields (for objects built in code; the loader
-// checks the ranges too). plasticMaxThreshold < 1 keeps the eigenvalues
-// of I + εₚ at least 1 − max > 0, so the plastic rest shape never inverts.
-func (p *Plasticity) check() error {
-	if !(p.PlasticYieldThreshold >= 0) || math.IsInf(p.PlasticYieldThreshold, 0) {
-		return fmt.Errorf("plasticYieldThreshold = %g must be non-negative and finite", p.PlasticYieldThreshold)
-	}
-	if !(p.PlasticMaxThreshold >= 0 && p.PlasticMaxThreshold < 1) {
-		return fmt.Errorf("plasticMaxThreshold = %g is out of range [0, 1)", p.PlasticMaxThreshold)
-	}
-	if !(p.PlasticCreep >= 0 && p.PlasticCreep <= 1) {
-		return fmt.Errorf("plasticCreep = %g is out of range [0, 1]", p.PlasticCreep)
-	}
-	return nil
-}
 
 // plasticState is the per-element plastic state of a tetSolid.
 type plasticState struct {
@@ -136,19 +75,6 @@ func (s *tetSolid) SetPlasticStrain(eps []float64) error {
 	return nil
 }
 
-// symFrom6 returns the symmetric matrix of a 6-vector in VTK's order.
-func symFrom6(v []float64) geom.Mat3 {
-	return geom.Mat3{v[0], v[3], v[5], v[3], v[1], v[4], v[5], v[4], v[2]}
-}
-
-func frobenius(m *geom.Mat3) float64 {
-	s := 0.0
-	for _, x := range m {
-		s += x * x
-	}
-	return math.Sqrt(s)
-}
-
 // plasticRest sets the mesh's Dm⁻¹ of element e to Dm₀⁻¹ (I + εₚ)⁻¹.
 func (s *tetSolid) plasticRest(e int) {
 	p := s.plastic
@@ -168,24 +94,18 @@ func (s *tetSolid) EndStep(t, dt float64) error {
 		return nil
 	}
 	x := s.state.Vec(graph.Position)
-	yield, maxp, creep := p.cfg.PlasticYieldThreshold, p.cfg.PlasticMaxThreshold, p.cfg.PlasticCreep
 	changed := false
 	for e := 0; e < s.mesh.numElements(); e++ {
 		Fe := s.mesh.gradient(e, x)
 		ee := p.elastic(&Fe)
-		if !(frobenius(&ee) > yield) {
-			continue
+		flowed, err := p.cfg.flow(p.strain[6*e:6*e+6], &ee, 1)
+		if err != nil {
+			return fmt.Errorf("element %d at t = %g: %w", e, t, err)
 		}
-		ep := symFrom6(p.strain[6*e : 6*e+6]).Add(ee.Sym().Scale(creep))
-		if n := frobenius(&ep); n > maxp {
-			ep = ep.Scale(maxp / n)
+		if flowed {
+			s.plasticRest(e)
+			changed = true
 		}
-		if math.IsNaN(ep[0] + ep[4] + ep[8] + ep[1] + ep[5] + ep[2]) {
-			return fmt.Errorf("element %d: plastic strain is not finite at t = %g", e, t)
-		}
-		copy(p.strain[6*e:6*e+6], []float64{ep[0], ep[4], ep[8], ep[1], ep[5], ep[2]})
-		s.plasticRest(e)
-		changed = true
 	}
 	if changed {
 		// The cached linearisation belongs to the old rest shapes.
