@@ -30,20 +30,25 @@ import (
 // The plastic strains are constant within a step, so the forces and the
 // exact tangent are those of the elastic kernel at the shifted strains.
 //
-// Flow rule (graph.StepEnder, once per step, Plasticity.flow): the region's
-// elastic strain field is split into uncoupled parts — its value at the
-// region's centroid c̄ = m(e_k)/m₀, ᾱₑ = αₑ + c̄_k βₑᵏ, and its gradients
-// along the principal axes u_j of the region's central second moments,
-// β̃ₑʲ = Σ_k u_jk βₑᵏ — in which the quadratic energy is a sum of
-// independent terms, m₀/2 ᾱₑ:C:ᾱₑ + Σ_j I_j/2 β̃ₑʲ:C:β̃ₑʲ. The rule acts on
-// each part: on ᾱ with the strain norm, on β̃ʲ with the norm times the
-// half-extent ℓ_j = √(3 I_j/m₀) (h/2 for a box of side h), i.e. on the
-// strain at the region's extreme fibre; the thresholds and the creep are
-// the tetrahedra's. Each flowing part's elastic strain shrinks by 1 − c,
-// so its energy drops by (1 − c)², and the others are untouched: without
-// the clamp at the maximum the rule never raises the energy. For the
-// usual box region centred on its sample (c̄ = 0, axes x, y, z) this is
-// the rule on αₚ and on each βₚᵏ directly.
+// Flow rule (graph.StepEnder, once per step, Plasticity.flowVec): the
+// region's elastic strain field is split into its two uncoupled parts,
+// the membrane strain at the region's centroid c̄ = m(e_k)/m₀,
+// ᾱₑ = αₑ + c̄_k βₑᵏ, and the bending strains βₑᵏ, in which the quadratic
+// energy is m₀/2 ᾱₑ:C:ᾱₑ + ½ Σ_kl I_kl βₑᵏ:C:βₑˡ (I the central second
+// moments; V/2 (αₑ:C:αₑ + Σ_k h_k²/12 βₑᵏ:C:βₑᵏ) for a box centred on its
+// sample). The rule of the tetrahedra (yield threshold, creep, maximum)
+// acts on each part as a whole: on ᾱ with the strain norm ‖ᾱ‖, on the
+// three βᵏ together with the bending norm
+//
+//	‖β‖_b = √(Σ_kl (3 I_kl/m₀) βᵏ:βˡ)
+//
+// which for a box is √(Σ_k (h_k/2)² ‖βᵏ‖²): the strain at the extreme
+// fibre of a region bent about one axis, so the thresholds mean the same
+// as for the membrane strain. The norm does not depend on the axes. A
+// flowing part's elastic strains all shrink by 1 − c, so its energy drops
+// by (1 − c)², and the other part is untouched: without the clamp at the
+// maximum the rule never raises the energy. The membrane plastic strain
+// is stored at the sample (αₚ = ᾱₚ − c̄_k βₚᵏ).
 //
 // F331 samples carry a plastic strain εₚ (membrane only), applied
 // multiplicatively as for tetrahedra: the law sees Fₑ = F (I + εₚ)⁻¹, the
@@ -64,11 +69,10 @@ type samplePlastic struct {
 	eps [][4]sym6
 	// F331: (I + εₚ)⁻¹ per sample.
 	ainv []geom.Mat3
-	// F332: the decoupling of each sample's region: centroid offset,
-	// principal axes (columns) and half-extents.
+	// F332: each sample's region's centroid offset c̄ and bending-norm
+	// weights 3 I_kl/m₀.
 	cbar []geom.Vec3
-	axes []geom.Mat3
-	ell  []geom.Vec3
+	bw   []geom.Mat3
 	// Flat copies for PlasticStrain, PlasticBendingStrain and the dump.
 	membrane, bending []float64
 }
@@ -95,36 +99,20 @@ func (c *DeformationGradientForceField) initPlasticity(n int) error {
 	} else {
 		p.bending = make([]float64, 18*n)
 		p.cbar = make([]geom.Vec3, n)
-		p.axes = make([]geom.Mat3, n)
-		p.ell = make([]geom.Vec3, n)
+		p.bw = make([]geom.Mat3, n)
 		for s := 0; s < n; s++ {
-			m := c.moments[geom.NumMoments*s : geom.NumMoments*(s+1)]
-			M := momentMatrix(m)
-			p.axes[s] = geom.Identity3()
+			M := momentMatrix(c.moments[geom.NumMoments*s : geom.NumMoments*(s+1)])
 			m0 := M[0][0]
 			if !(m0 > 0) {
-				continue
+				continue // no material: no energy, no flow
 			}
-			var I geom.Mat3
 			for k := 0; k < 3; k++ {
 				p.cbar[s][k] = M[0][k+1] / m0
 			}
 			for k := 0; k < 3; k++ {
 				for l := 0; l < 3; l++ {
-					I[3*k+l] = M[k+1][l+1] - m0*p.cbar[s][k]*p.cbar[s][l]
+					p.bw[s][3*k+l] = 3 * (M[k+1][l+1]/m0 - p.cbar[s][k]*p.cbar[s][l])
 				}
-			}
-			if I[1] == 0 && I[2] == 0 && I[5] == 0 && I[3] == 0 && I[6] == 0 && I[7] == 0 {
-				// Axis-aligned region: keep x, y, z (no rounding from Jacobi).
-				for j := 0; j < 3; j++ {
-					p.ell[s][j] = math.Sqrt(3 * math.Max(I[4*j], 0) / m0)
-				}
-				continue
-			}
-			lam, V := geom.SymEigen(I)
-			p.axes[s] = V
-			for j := 0; j < 3; j++ {
-				p.ell[s][j] = math.Sqrt(3 * math.Max(lam[j], 0) / m0)
 			}
 		}
 	}
@@ -260,7 +248,7 @@ func (c *DeformationGradientForceField) flow331(s int, x []float64) error {
 	} else {
 		ee = biotStrain(&Fe)
 	}
-	flowed, err := p.cfg.flow(p.membrane[6*s:6*s+6], &ee, 1)
+	flowed, err := p.cfg.flow(p.membrane[6*s:6*s+6], &ee)
 	if flowed {
 		p.unflatten(s)
 	}
@@ -301,65 +289,65 @@ func (c *DeformationGradientForceField) elasticStrains332(s int, x []float64) (e
 	return e
 }
 
-// flow332 is the flow rule of F332 sample s, on the uncoupled parts of
-// its region's strain field (see the top of this file).
+// flow332 is the flow rule of F332 sample s, on the membrane and the
+// bending parts of its region's strain field (see the top of this file).
 func (c *DeformationGradientForceField) flow332(s int, x []float64) error {
 	p := c.plastic
 	e := c.elasticStrains332(s, x)
 	ep := &p.eps[s]
-	cb, U, ell := p.cbar[s], &p.axes[s], p.ell[s]
-	// To the uncoupled parts: value at the centroid, principal gradients.
-	var eb, pb [4]sym6
-	eb[0], pb[0] = e[0], ep[0]
+	cb := p.cbar[s]
+	// Membrane part at the centroid.
+	eb, pb := e[0], ep[0]
 	for k := 0; k < 3; k++ {
 		if cb[k] != 0 {
-			axpy6(&eb[0], cb[k], &e[k+1])
-			axpy6(&pb[0], cb[k], &ep[k+1])
+			axpy6(&eb, cb[k], &e[k+1])
+			axpy6(&pb, cb[k], &ep[k+1])
 		}
 	}
-	for j := 0; j < 3; j++ {
+	flowedM, err := p.cfg.flowVec(pb[:], eb[:], normSym6)
+	if err != nil {
+		return err
+	}
+	// Bending part: the three gradients at once.
+	var eB, pB [18]float64
+	for k := 0; k < 3; k++ {
+		copy(eB[6*k:6*k+6], e[k+1][:])
+		copy(pB[6*k:6*k+6], ep[k+1][:])
+	}
+	W := &p.bw[s]
+	bnorm := func(v []float64) float64 {
+		q := 0.0
 		for k := 0; k < 3; k++ {
-			if u := U[3*k+j]; u != 0 {
-				axpy6(&eb[j+1], u, &e[k+1])
-				axpy6(&pb[j+1], u, &ep[k+1])
+			for l := 0; l < 3; l++ {
+				if w := W[3*k+l]; w != 0 {
+					q += w * ddot6((*sym6)(v[6*k:6*k+6]), (*sym6)(v[6*l:6*l+6]))
+				}
 			}
 		}
+		return math.Sqrt(math.Max(q, 0))
 	}
-	changed := false
-	for a := 0; a < 4; a++ {
-		l := 1.0
-		if a > 0 {
-			l = ell[a-1]
-		}
-		ee := eb[a].full()
-		flowed, err := p.cfg.flow(pb[a][:], &ee, l)
-		if err != nil {
-			return err
-		}
-		changed = changed || flowed
+	flowedB, err := p.cfg.flowVec(pB[:], eB[:], bnorm)
+	if err != nil {
+		return err
 	}
-	if !changed {
+	if !flowedM && !flowedB {
 		return nil
 	}
-	// Back: βₚᵏ = Σ_j u_kj β̃ₚʲ, αₚ = ᾱₚ − c̄_k βₚᵏ.
-	var out [4]sym6
-	for k := 0; k < 3; k++ {
-		for j := 0; j < 3; j++ {
-			if u := U[3*k+j]; u != 0 {
-				axpy6(&out[k+1], u, &pb[j+1])
-			}
+	if flowedB {
+		for k := 0; k < 3; k++ {
+			copy(ep[k+1][:], pB[6*k:6*k+6])
 		}
 	}
-	out[0] = pb[0]
+	// αₚ = ᾱₚ − c̄_k βₚᵏ.
 	for k := 0; k < 3; k++ {
 		if cb[k] != 0 {
-			axpy6(&out[0], -cb[k], &out[k+1])
+			axpy6(&pb, -cb[k], &ep[k+1])
 		}
 	}
-	*ep = out
-	copy(p.membrane[6*s:6*s+6], out[0][:])
+	ep[0] = pb
+	copy(p.membrane[6*s:6*s+6], ep[0][:])
 	for k := 0; k < 3; k++ {
-		copy(p.bending[18*s+6*k:18*s+6*k+6], out[k+1][:])
+		copy(p.bending[18*s+6*k:18*s+6*k+6], ep[k+1][:])
 	}
 	return nil
 }

@@ -69,24 +69,49 @@ func (p *Plasticity) check() error {
 
 // flow applies the flow rule to one plastic strain ep (6 numbers, VTK
 // order, updated in place) given the elastic strain ee (its symmetric
-// part is used), with both norms measured times ell: 1 for strains; for
-// the plastic bending strains of elastons (strain gradients, 1/m) the
-// half-extent of the region, so the rule compares the strain at the
-// region's extreme fibre with the thresholds. It reports whether ep
-// changed, and fails when the result is not finite.
-func (p *Plasticity) flow(ep []float64, ee *geom.Mat3, ell float64) (bool, error) {
-	if !(ell*frobenius(ee) > p.PlasticYieldThreshold) {
+// part is used), both measured by the Frobenius norm. It reports whether
+// ep changed, and fails when the result is not finite.
+func (p *Plasticity) flow(ep []float64, ee *geom.Mat3) (bool, error) {
+	es := symOf(ee)
+	return p.flowVec(ep, es[:], normSym6)
+}
+
+// flowVec is the flow rule on a plastic state ep of any length (updated
+// in place) given the elastic state ee of the same length, both measured
+// by norm:
+//
+//	if norm(ee) > plasticYieldThreshold:  ep ← ep + plasticCreep · ee
+//	if norm(ep) > plasticMaxThreshold:    ep ← ep · plasticMaxThreshold/norm(ep)
+//
+// The tetrahedra, hexahedra and F331 samples use it on one strain
+// (normSym6); elastons on their membrane strain and, with a norm weighted
+// by the region's second moments, on their three bending strains at once.
+func (p *Plasticity) flowVec(ep, ee []float64, norm func([]float64) float64) (bool, error) {
+	if !(norm(ee) > p.PlasticYieldThreshold) {
 		return false, nil
 	}
-	e := symFrom6(ep).Add(ee.Sym().Scale(p.PlasticCreep))
-	if n := ell * frobenius(&e); n > p.PlasticMaxThreshold {
-		e = e.Scale(p.PlasticMaxThreshold / n)
+	for i := range ep {
+		ep[i] += p.PlasticCreep * ee[i]
 	}
-	if math.IsNaN(e[0]+e[4]+e[8]+e[1]+e[5]+e[2]) || math.IsInf(e[0]+e[4]+e[8]+e[1]+e[5]+e[2], 0) {
-		return false, fmt.Errorf("plastic strain is not finite")
+	if n := norm(ep); n > p.PlasticMaxThreshold {
+		s := p.PlasticMaxThreshold / n
+		for i := range ep {
+			ep[i] *= s
+		}
 	}
-	copy(ep, []float64{e[0], e[4], e[8], e[1], e[5], e[2]})
+	for _, x := range ep {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return false, fmt.Errorf("plastic strain is not finite")
+		}
+	}
 	return true, nil
+}
+
+// normSym6 is the Frobenius norm √(ε:ε) of a symmetric matrix stored as
+// 6 numbers (VTK order).
+func normSym6(v []float64) float64 {
+	e := (*sym6)(v[:6])
+	return math.Sqrt(ddot6(e, e))
 }
 
 // symFrom6 returns the symmetric matrix of a 6-vector in VTK's order.

@@ -98,7 +98,7 @@ func (s *tetSolid) EndStep(t, dt float64) error {
 	for e := 0; e < s.mesh.numElements(); e++ {
 		Fe := s.mesh.gradient(e, x)
 		ee := p.elastic(&Fe)
-		flowed, err := p.cfg.flow(p.strain[6*e:6*e+6], &ee, 1)
+		flowed, err := p.cfg.flow(p.strain[6*e:6*e+6], &ee)
 		if err != nil {
 			return fmt.Errorf("element %d at t = %g: %w", e, t, err)
 		}
