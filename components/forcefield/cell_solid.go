@@ -197,6 +197,10 @@ type cellSolid struct {
 	blockStart  []int
 	argVals     []float64
 	kblocksBody func(lo, hi int)
+
+	// plastic is the per-element plastic state (cell_plasticity.go), nil
+	// when plasticity is off.
+	plastic *cellPlastic
 }
 
 // setup binds the solid to its mesh, law, per-element scale Eₑ/E and
@@ -220,6 +224,7 @@ func (s *cellSolid) setup(mesh *cellElements, law material.Law, scale []float64,
 	s.blocks, s.blockStart = nil, nil
 	s.reported = nil
 	s.cellArrays = nil
+	s.plastic = nil
 }
 
 // setWorkers fixes the number of workers (0: runtime.GOMAXPROCS(0)).
@@ -348,7 +353,10 @@ func (s *cellSolid) dforceRange(lo, hi int) {
 //     rotated linear stress);
 //   - "strainEnergyDensity" (J/m³): the element's energy per rest volume,
 //     Σ_q w_q Ψ(F_q) / Σ_q w_q, so Σ density·V_rest is the potential
-//     energy.
+//     energy;
+//   - "plasticStrain" (6 components, εxx εyy εzz εxy εyz εxz), only with
+//     plasticity on: the element's plastic strain εₚ (F above is then the
+//     elastic gradient Fₑ = F (I + εₚ)⁻¹).
 //
 // Both are scaled by Eₑ/E like the forces; computed only when asked.
 func (s *cellSolid) CellData() map[string][]float64 {
@@ -362,6 +370,9 @@ func (s *cellSolid) CellData() map[string][]float64 {
 		s.cellCache = make([]float64, s.stride*(ne/cellGrain+1))
 		s.cellBody = s.cellRange
 		s.cellArrays = map[string][]float64{cellVonMises: s.vonMises, cellEnergyDensity: s.density}
+		if s.plastic != nil {
+			s.cellArrays[cellPlasticStrain] = s.plastic.strain
+		}
 	}
 	s.argX = s.state.Vec(graph.Position)
 	s.elements(s.cellBody)

@@ -52,12 +52,22 @@ import (
 // for tetrahedra), "strainEnergyDensity" the element energy per rest
 // volume. It also writes its exact tangent as 3×3 blocks for direct
 // solvers and assembled preconditioners (graph.StiffnessBlockAssembler).
+//
+// Plasticity (plasticYieldThreshold, plasticMaxThreshold, plasticCreep;
+// off by default): the flow rule of TetrahedronFEMForceField on a plastic
+// strain per hexahedron, applied multiplicatively at its Gauss points,
+// with the element's volume-averaged corotated strain as the elastic
+// strain (cell_plasticity.go); written to VTU cell data ("plasticStrain")
+// and to the JSON dump's objects section.
 type HexahedronFEMForceField struct {
 	graph.ObjectBase
 	material.StiffnessMap
 	Method       string  `toml:"method" doc:"corotational formulation, per Gauss point: small (linear FEM), large (rotation from the QR decomposition of F, conservative), polar (polar decomposition), svd (invertible: rotation from the sign-corrected SVD)" enum:"small,large,polar,svd"`
 	YoungModulus float64 `toml:"youngModulus" doc:"Young's modulus E (of the elements no region or per-element list overrides)" unit:"Pa" range:"(0,inf)"`
 	PoissonRatio float64 `toml:"poissonRatio" doc:"Poisson's ratio ν" range:"(-1,0.5)"`
+	// Plasticity: SOFA's fields, a plastic strain per hexahedron
+	// (cell_plasticity.go); off by default.
+	Plasticity
 
 	cellSolid
 	mu, lambda float64
@@ -68,7 +78,7 @@ func init() {
 	graph.Register(graph.TypeInfo{
 		Name:    "HexahedronFEMForceField",
 		Kind:    graph.KindForceField,
-		Summary: "Corotational linear-elastic trilinear hexahedra (SOFA's HexahedronFEMForceField), 2×2×2 Gauss points each with its own rotation: method small (linear), large (QR), polar, or svd (invertible); conservative with energy and exact tangent; per-element Young's modulus from regions or a list. VTU cell data: vonMisesStress (Pa) and strainEnergyDensity (J/m³).",
+		Summary: "Corotational linear-elastic trilinear hexahedra (SOFA's HexahedronFEMForceField), 2×2×2 Gauss points each with its own rotation: method small (linear), large (QR), polar, or svd (invertible); conservative with energy and exact tangent; per-element Young's modulus from regions or a list. VTU cell data: vonMisesStress (Pa) and strainEnergyDensity (J/m³), plasticStrain (with plasticity). SOFA's plasticity fields (plasticYieldThreshold, plasticMaxThreshold, plasticCreep; off by default), a plastic strain per hexahedron.",
 		New:     func() graph.Object { return NewHexahedronFEMForceField() },
 	})
 }
@@ -81,6 +91,7 @@ func NewHexahedronFEMForceField() *HexahedronFEMForceField {
 		Method:       "large",
 		YoungModulus: 5000,
 		PoissonRatio: 0.45,
+		Plasticity:   defaultPlasticity(),
 	}
 }
 
@@ -92,6 +103,9 @@ func (c *HexahedronFEMForceField) Validate() error {
 	}
 	c.method = m
 	if err := checkElastic(c.YoungModulus, c.PoissonRatio); err != nil {
+		return err
+	}
+	if err := c.Plasticity.check(); err != nil {
 		return err
 	}
 	return c.CheckStiffnessMap()
@@ -138,10 +152,12 @@ func (c *HexahedronFEMForceField) Init() error {
 		return c.Wrap(err)
 	}
 	c.lambda, c.mu = material.Lame(c.YoungModulus, c.PoissonRatio)
-	c.setup(mesh, methodLaw(c.method, c.lambda, c.mu), sc, st)
+	law := methodLaw(c.method, c.lambda, c.mu)
+	c.setup(mesh, law, sc, st)
 	c.reported = func(F, _ *geom.Mat3, cache []float64) geom.Mat3 {
 		return rotatedLinearStress(c.method, c.mu, c.lambda, F, cache)
 	}
+	c.enablePlasticity(c.Plasticity, corotatedStrainOf(c.method, law))
 	return nil
 }
 

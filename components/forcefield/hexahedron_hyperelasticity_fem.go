@@ -26,13 +26,19 @@ import (
 // VTU cell data: "vonMisesStress" of the volume-averaged Cauchy stress
 // J⁻¹PFᵀ over the Gauss points (Kirchhoff where J ≤ 0), and
 // "strainEnergyDensity". Per-element Young's modulus from regions or
-// youngModulusPerElement, as for HexahedronFEMForceField.
+// youngModulusPerElement, as for HexahedronFEMForceField. Plasticity as
+// for HexahedronFEMForceField, with the Biot strain S − I of Fₑ = R S as
+// the elastic strain (as TetrahedronHyperelasticityFEMForceField):
+// "plasticStrain" cell data and dump output.
 type HexahedronHyperelasticityFEMForceField struct {
 	graph.ObjectBase
 	material.StiffnessMap
 	MaterialName string  `toml:"materialName" doc:"hyperelastic law: StVenantKirchhoff, NeoHookean (Bonet–Wood; ln J extended below J = 0.2 so inverted points are pushed back), StableNeoHookean (Smith et al. 2018, defined for every F)" enum:"StVenantKirchhoff,NeoHookean,StableNeoHookean"`
 	YoungModulus float64 `toml:"youngModulus" doc:"Young's modulus E (of the elements no region or per-element list overrides)" unit:"Pa" range:"(0,inf)"`
 	PoissonRatio float64 `toml:"poissonRatio" doc:"Poisson's ratio ν" range:"(-1,0.5)"`
+	// Plasticity: SOFA's fields, a plastic strain per hexahedron
+	// (cell_plasticity.go); off by default.
+	Plasticity
 
 	cellSolid
 }
@@ -41,7 +47,7 @@ func init() {
 	graph.Register(graph.TypeInfo{
 		Name:    "HexahedronHyperelasticityFEMForceField",
 		Kind:    graph.KindForceField,
-		Summary: "Hyperelastic trilinear hexahedra (StVenantKirchhoff, NeoHookean, StableNeoHookean at 2×2×2 Gauss points) with energy and exact tangent; per-element Young's modulus from regions or a list. VTU cell data: vonMisesStress (Pa, of the Cauchy stress) and strainEnergyDensity (J/m³).",
+		Summary: "Hyperelastic trilinear hexahedra (StVenantKirchhoff, NeoHookean, StableNeoHookean at 2×2×2 Gauss points) with energy and exact tangent; per-element Young's modulus from regions or a list. VTU cell data: vonMisesStress (Pa, of the Cauchy stress) and strainEnergyDensity (J/m³), plasticStrain (with plasticity). SOFA's plasticity fields (plasticYieldThreshold, plasticMaxThreshold, plasticCreep; off by default), a plastic strain per hexahedron.",
 		New:     func() graph.Object { return NewHexahedronHyperelasticityFEMForceField() },
 	})
 }
@@ -55,6 +61,7 @@ func NewHexahedronHyperelasticityFEMForceField() *HexahedronHyperelasticityFEMFo
 		MaterialName: material.NameStVenantKirchhoff,
 		YoungModulus: 5000,
 		PoissonRatio: 0.45,
+		Plasticity:   defaultPlasticity(),
 	}
 }
 
@@ -68,6 +75,9 @@ func (c *HexahedronHyperelasticityFEMForceField) Validate() error {
 		return fmt.Errorf("materialName = %q is not one of %s", c.MaterialName, strings.Join(hyperelasticLaws, ", "))
 	}
 	if err := checkElastic(c.YoungModulus, c.PoissonRatio); err != nil {
+		return err
+	}
+	if err := c.Plasticity.check(); err != nil {
 		return err
 	}
 	return c.CheckStiffnessMap()
@@ -91,6 +101,7 @@ func (c *HexahedronHyperelasticityFEMForceField) Init() error {
 		return c.Wrap(err)
 	}
 	c.setup(mesh, law, sc, st)
+	c.enablePlasticity(c.Plasticity, biotStrain)
 	return nil
 }
 

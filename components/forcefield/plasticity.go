@@ -9,9 +9,12 @@ import (
 
 // Plasticity holds the fields of SOFA's TetrahedronFEMForceField
 // plasticity, shared by TetrahedronFEMForceField and
-// TetrahedronHyperelasticityFEMForceField (embedded in both). Plasticity
-// is on when plasticMaxThreshold > 0 (SOFA's switch; the default 0 keeps
-// it off).
+// TetrahedronHyperelasticityFEMForceField (embedded in both), the two
+// hexahedral force fields (cell_plasticity.go: the same rule per
+// hexahedron) and DeformationGradientForceField (elastons: plastic
+// membrane and bending strains; deformation_gradient_plasticity.go).
+// Plasticity is on when plasticMaxThreshold > 0 (SOFA's switch; the
+// default 0 keeps it off). What follows is the tetrahedra's.
 //
 // State: a symmetric plastic strain εₚ per element, in the element's rest
 // frame, which deforms the element's rest shape: the law is evaluated at

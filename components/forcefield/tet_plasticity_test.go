@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	_ "github.com/sofago/sofago/components/all"
@@ -21,7 +22,8 @@ type plasticSolid interface {
 }
 
 // plasticVariants are the force fields and laws under test: every
-// corotational method and two hyperelastic laws.
+// corotational method and two hyperelastic laws, on tetrahedra and on
+// hexahedra.
 var plasticVariants = []struct{ typ, fields string }{
 	{"TetrahedronFEMForceField", `method = "small"`},
 	{"TetrahedronFEMForceField", `method = "large"`},
@@ -29,6 +31,22 @@ var plasticVariants = []struct{ typ, fields string }{
 	{"TetrahedronFEMForceField", `method = "svd"`},
 	{"TetrahedronHyperelasticityFEMForceField", `materialName = "StVenantKirchhoff"`},
 	{"TetrahedronHyperelasticityFEMForceField", `materialName = "NeoHookean"`},
+	{"HexahedronFEMForceField", `method = "small"`},
+	{"HexahedronFEMForceField", `method = "large"`},
+	{"HexahedronFEMForceField", `method = "polar"`},
+	{"HexahedronFEMForceField", `method = "svd"`},
+	{"HexahedronHyperelasticityFEMForceField", `materialName = "StVenantKirchhoff"`},
+	{"HexahedronHyperelasticityFEMForceField", `materialName = "NeoHookean"`},
+}
+
+// gridElements is the RegularGridTopology field for the element type of
+// force field typ: hexahedra for the hexahedral ones (else the grid's
+// default tetrahedra).
+func gridElements(typ string) string {
+	if strings.HasPrefix(typ, "Hexahedron") {
+		return `elements = "hexahedra"`
+	}
+	return ""
 }
 
 // TestPlasticFixtures: with a non-zero plastic state (random plastic
@@ -45,6 +63,7 @@ name = "b"
   min = [0, 0, 0]
   max = [0.3, 0.2, 0.2]
   n = [4, 3, 3]
+  %s
   [[node.object]]
   type = "MechanicalObject"
   name = "dofs"
@@ -55,7 +74,7 @@ name = "b"
   poissonRatio = 0.3
   plasticMaxThreshold = 0.1
   %s
-`, v.typ, v.fields)
+`, gridElements(v.typ), v.typ, v.fields)
 		s := graphtest.MustLoad(t, "fixture.toml", text)
 		ff := graphtest.Find[plasticSolid](t, s, "b/ff")
 		dofs := graphtest.Find[*graph.MechanicalObject](t, s, "b/dofs")
@@ -118,6 +137,7 @@ name = "bar"
   min = [0, 0, 0]
   max = [%g, %g, %g]
   n = [5, 2, 2]
+  %s
   [[node.object]]
   type = "MechanicalObject"
   name = "dofs"
@@ -140,13 +160,25 @@ name = "bar"
   box = [-1, -1, -1e-9, 1, 1, 1e-9]
   fixedDirections = [false, false, true]
   [[node.object]]
-  type = "SurfaceTractionForceField"
-  name = "pull"
-  box = [%g, -1, -1, %g, 1, 1]
-  traction = [%g, 0, 0]
+  %s
   keyTimes = [1, 2]
   keyFactors = [1, 0]
-`, barL, barH, barH, typ, E, nu, fields, barL-1e-9, barL+1e-9, p)
+`, barL, barH, barH, gridElements(typ), typ, E, nu, fields, pull(typ, p))
+}
+
+// pull is the load of barScene on the end x = L: for tetrahedra a
+// SurfaceTractionForceField p (its triangle loads are consistent for
+// linear elements); for hexahedra the consistent load of a uniform
+// traction on the bilinear end face, p H²/4 on each of its 4 nodes
+// (ConstantForceField's totalForce spread evenly: the triangles of the
+// traction field would load the quad's diagonal nodes twice as much as
+// the others, which is not uniform stress for trilinear elements).
+func pull(typ string, p float64) string {
+	box := fmt.Sprintf("box = [%g, -1, -1, %g, 1, 1]", barL-1e-9, barL+1e-9)
+	if strings.HasPrefix(typ, "Hexahedron") {
+		return fmt.Sprintf("type = \"ConstantForceField\"\n  name = \"pull\"\n  %s\n  totalForce = [%g, 0, 0]", box, p*barH*barH)
+	}
+	return fmt.Sprintf("type = \"SurfaceTractionForceField\"\n  name = \"pull\"\n  %s\n  traction = [%g, 0, 0]", box, p)
 }
 
 // stretches returns the axial and lateral stretches a, b of the bar from
@@ -177,7 +209,8 @@ func stretches(t *testing.T, rest, x []float64, tol float64) (a, b float64) {
 // of the stretched bar (corotated or Biot: F is diagonal, so R = I), and
 // the released bar is the stress-free shape x = (I + εₚ) X. For the
 // corotational methods a − 1 = p/E and b − 1 = −ν p/E exactly (linear
-// stress in the corotated strain). With plasticMaxThreshold below
+// stress in the corotated strain). Hexahedra: every Gauss point has the
+// same strain, so the element's volume-averaged strain is the same εₑ. With plasticMaxThreshold below
 // ‖c·εₑ‖ the strain is clamped to max·εₑ/‖εₑ‖. Below yield nothing is
 // kept: the bar returns to its rest shape.
 //
@@ -208,7 +241,7 @@ func TestPlasticUniaxialBar(t *testing.T) {
 				t.Fatalf("%s: stretch: %v", what, err)
 			}
 			a, b := stretches(t, rest, dofs.Vec(graph.Position), 1e-11)
-			if v.typ == "TetrahedronFEMForceField" {
+			if v.typ == "TetrahedronFEMForceField" || v.typ == "HexahedronFEMForceField" {
 				if math.Abs(a-1-p/E) > 1e-11 || math.Abs(b-1+nu*p/E) > 1e-11 {
 					t.Errorf("%s: stretches a = %.15g, b = %.15g, want 1 + p/E = %.15g, 1 − νp/E = %.15g", what, a, b, 1+p/E, 1-nu*p/E)
 				}
@@ -282,6 +315,7 @@ name = "block"
   min = [0, 0, 0]
   max = [0.2, 0.1, 0.1]
   n = [5, 3, 3]
+  %s
   [[node.object]]
   type = "MechanicalObject"
   name = "dofs"
@@ -297,7 +331,7 @@ name = "block"
   plasticMaxThreshold = %g
   plasticCreep = 0.3
   %s
-`, v.typ, maxp, v.fields)
+`, gridElements(v.typ), v.typ, maxp, v.fields)
 			s := graphtest.MustLoad(t, "block.toml", text)
 			ff := graphtest.Find[plasticSolid](t, s, "block/ff")
 			dofs := graphtest.Find[*graph.MechanicalObject](t, s, "block/dofs")

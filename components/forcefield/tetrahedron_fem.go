@@ -203,9 +203,15 @@ func (c *TetrahedronFEMForceField) Init() error {
 // "small"), the strain rotatedLinearStress reports the stress of. The
 // returned function is not safe for concurrent use (one law cache).
 func (c *TetrahedronFEMForceField) corotatedStrain() func(Fe *geom.Mat3) geom.Mat3 {
-	cache := make([]float64, c.law.CacheSize())
+	return corotatedStrainOf(c.method, c.law)
+}
+
+// corotatedStrainOf returns sym(RᵀFₑ) − I with R the rotation of method
+// as law (methodLaw) computes it (I for "small"); not safe for concurrent
+// use (one law cache). The tetrahedra and hexahedra share it.
+func corotatedStrainOf(method femMethod, law material.Law) func(Fe *geom.Mat3) geom.Mat3 {
+	cache := make([]float64, law.CacheSize())
 	P := make([]float64, 9)
-	method, law := c.method, c.law
 	return func(Fe *geom.Mat3) geom.Mat3 {
 		X := *Fe
 		if method != methodSmall {
