@@ -410,3 +410,38 @@ func TestElastonPlasticEnergyNeverIncreases(t *testing.T) {
 		}
 	}
 }
+
+// TestElastonPlasticBendScene: scenes/frames_elaston_plastic_bend.toml
+// (the corotational 5-frame case of TestElastonPlasticBend as a scene):
+// after the loaded step the free end turns by θ ≈ 0.28 rad, after the
+// release it keeps c·θ within 1 % (c = 0.5, the scene's creep); with
+// plasticMaxThreshold = 0 it springs back to straight (1e-9 rad).
+func TestElastonPlasticBendScene(t *testing.T) {
+	const c = 0.5
+	run := func(edit func(string) string) (thL, thR, vR float64) {
+		s := loadFramesScene(t, "../scenes/frames_elaston_plastic_bend.toml", edit)
+		frames := graphtest.Find[graph.State](t, s, "bar/frames")
+		if err := s.Step(); err != nil {
+			t.Fatal(err)
+		}
+		x := frames.Vec(graph.Position)
+		thL = frameAngle(x[48+3 : 48+12])
+		if err := s.Step(); err != nil {
+			t.Fatal(err)
+		}
+		x = frames.Vec(graph.Position)
+		return thL, frameAngle(x[48+3 : 48+12]), x[48+1]
+	}
+	thL, thR, vR := run(nil)
+	t.Logf("plastic: loaded end rotation %.4g rad, released %.4g rad (%.4f of loaded), released end deflection %.4g m", thL, thR, thR/thL, vR)
+	if thL < 0.25 || math.Abs(thR/(c*thL)-1) > 0.01 {
+		t.Errorf("loaded %.4g rad, released %.4g rad; want released c·loaded = %.4g within 1%%", thL, thR, c*thL)
+	}
+	_, thE, vE := run(func(s string) string {
+		return framesReplaceOnce(t, s, "plasticMaxThreshold = 0.5\n", "plasticMaxThreshold = 0\n")
+	})
+	t.Logf("elastic: released end rotation %.3g rad, deflection %.3g m", thE, vE)
+	if math.Abs(thE) > 1e-9 || math.Abs(vE) > 1e-9 {
+		t.Errorf("without plasticity the released bar is bent: %g rad, %g m", thE, vE)
+	}
+}

@@ -66,6 +66,15 @@ import (
 // Timoshenko elements with one-point shear integration instead of
 // shear-locking (see deformation_gradient_elastons.go).
 //
+// Plasticity (plasticYieldThreshold, plasticMaxThreshold, plasticCreep;
+// off by default): the lecture notes' plastic elastons — per F332 sample a
+// plastic membrane strain and three plastic bending strains subtracted
+// from the strain of its region, updated once per step by the flow rule
+// of the tetrahedral FEM — and per F331 sample a multiplicative plastic
+// strain; see deformation_gradient_plasticity.go. The plastic strains
+// are written to the JSON dump's objects section ("plasticStrain",
+// "plasticBendingStrain").
+//
 // Sample loops run in parallel; each sample writes only its own slots, so
 // results are bitwise identical for any number of workers.
 type DeformationGradientForceField struct {
@@ -166,7 +175,7 @@ func init() {
 	graph.Register(graph.TypeInfo{
 		Name:    "DeformationGradientForceField",
 		Kind:    graph.KindForceField,
-		Summary: "Hyperelastic energy of integration samples carrying a deformation gradient (F331 state from a skinning mapping): Σ V_s Ψ(F_s) with any law of package material, per-sample volumes and moduli, optional volume-preservation term k/2 (J−1)² (Gilles et al. 2011, app. B); on F332 samples (F and ∇F) the energy integrated over each sample's region from its moments (elastons, Faure et al. 2011 Sec. 5.3: corotational and Linear exact at order 2, Green–Lagrange StVK at order 4) or over its voxels (other laws); exact forces and tangent.",
+		Summary: "Hyperelastic energy of integration samples carrying a deformation gradient (F331 state from a skinning mapping): Σ V_s Ψ(F_s) with any law of package material, per-sample volumes and moduli, optional volume-preservation term k/2 (J−1)² (Gilles et al. 2011, app. B); on F332 samples (F and ∇F) the energy integrated over each sample's region from its moments (elastons, Faure et al. 2011 Sec. 5.3: corotational and Linear exact at order 2, Green–Lagrange StVK at order 4) or over its voxels (other laws); exact forces and tangent. Plasticity with SOFA's fields (plasticYieldThreshold, plasticMaxThreshold, plasticCreep; off by default): per elaston plastic membrane and bending strains (closed-form laws), per F331 sample a plastic strain; dumped in the objects section.",
 		New:     func() graph.Object { return NewDeformationGradientForceField() },
 	})
 }

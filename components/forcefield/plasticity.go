@@ -43,8 +43,8 @@ import (
 // Within a step the plastic strains are constant: forces, tangents and
 // energies are those of a fixed conservative potential.
 type Plasticity struct {
-	PlasticYieldThreshold float64 `toml:"plasticYieldThreshold" doc:"elastic strain norm (Frobenius) above which an element flows plastically" range:"[0,inf)"`
-	PlasticMaxThreshold   float64 `toml:"plasticMaxThreshold" doc:"largest plastic strain norm (Frobenius); 0 turns plasticity off (SOFA's default)" range:"[0,1)"`
+	PlasticYieldThreshold float64 `toml:"plasticYieldThreshold" doc:"elastic strain norm (Frobenius) above which an element flows plastically (elastons: the membrane strain and the bending strains each on its own, the bending ones by their extreme-fibre norm)" range:"[0,inf)"`
+	PlasticMaxThreshold   float64 `toml:"plasticMaxThreshold" doc:"largest plastic strain norm (Frobenius; elastons: of each part, measured as for the yield); 0 turns plasticity off (SOFA's default)" range:"[0,1)"`
 	PlasticCreep          float64 `toml:"plasticCreep" doc:"fraction of the elastic strain turned plastic per time step while above the yield threshold" range:"[0,1]"`
 }
 
