@@ -55,6 +55,10 @@ import (
 // force is V P(Fₑ)(I + εₚ)⁻ᵀ; the rule's elastic strain is the Biot
 // strain S − I of Fₑ = R S (sym(Fₑ) − I for Linear).
 //
+// With shearIntegration = reduced the elastic strains lose the dropped
+// shear terms, in the energy and in the rule alike (the plastic strains
+// are subtracted first, then reduced).
+//
 // Not supported (refused at Init): plasticity with the voxel quadrature
 // of F332 samples, and with bulkModulus > 0.
 
@@ -285,6 +289,11 @@ func (c *DeformationGradientForceField) elasticStrains332(s int, x []float64) (e
 	}
 	for a := 0; a < 4; a++ {
 		axpy6(&e[a], -1, &ep[a])
+		if c.kernel.reduced {
+			// As the kernel: the elastic strain with the shear terms
+			// reduced integration drops removed (pair (0, a) for Green).
+			reduce(&e[a], shearDrop[a])
+		}
 	}
 	return e
 }

@@ -38,7 +38,8 @@ func randomPlastic(rng *rand.Rand, n int, a, b float64) (membrane, bending []flo
 // −∇W and AddDForce its derivative, for every closed-form integration
 // (CorotationalLinear and Linear at order 2, StVenantKirchhoff at orders
 // 2 and 4) on 12 random heterogeneous off-centre regions, and for F331
-// samples with every law (multiplicative εₚ up to 5 %). Tolerance
+// samples with every law (multiplicative εₚ up to 5 %); the F332 cases
+// with full and with reduced shear integration. Tolerance
 // fdTolerance with a step of 1e-7, as the elastic fixtures. The plastic
 // state must change the forces (else the test proves nothing).
 func TestElastonPlasticFixture(t *testing.T) {
@@ -47,24 +48,27 @@ func TestElastonPlasticFixture(t *testing.T) {
 	membrane, bending := randomPlastic(rng, 12, 0.05, 0.3)
 	for _, law := range []string{material.NameCorotationalLinear, material.NameLinear, material.NameStVenantKirchhoff} {
 		for _, order := range []int{2, 4} {
-			t.Run(fmt.Sprintf("F332/%s/order=%d", law, order), func(t *testing.T) {
-				ff, st := loadF332(t, x, fmt.Sprintf("seed = 3\n  count = 12\n  order = %d", order), fmt.Sprintf(`materialName = %q
+			for _, shear := range []string{"full", "reduced"} {
+				t.Run(fmt.Sprintf("F332/%s/order=%d/%s", law, order, shear), func(t *testing.T) {
+					ff, st := loadF332(t, x, fmt.Sprintf("seed = 3\n  count = 12\n  order = %d", order), fmt.Sprintf(`materialName = %q
   youngModulus = 1e6
   poissonRatio = 0.35
-  plasticMaxThreshold = 0.1`, law))
-				xs := st.Vec(graph.Position)
-				f0 := make([]float64, len(xs))
-				ff.AddForce(f0, xs, nil)
-				if err := ff.SetPlasticStrain(membrane, bending); err != nil {
-					t.Fatal(err)
-				}
-				graphtest.CheckForceField(t, ff, graph.F332, xs, nil, graphtest.Options{Seed: 7, Trials: 4, Tolerance: fdTolerance, Step: 1e-7})
-				f1 := make([]float64, len(xs))
-				ff.AddForce(f1, xs, nil)
-				if d := maxDiff(f0, f1); d < 1e-3*maxAbs(f0) {
-					t.Errorf("the plastic state changes the force by only %g", d)
-				}
-			})
+  shearIntegration = %q
+  plasticMaxThreshold = 0.1`, law, shear))
+					xs := st.Vec(graph.Position)
+					f0 := make([]float64, len(xs))
+					ff.AddForce(f0, xs, nil)
+					if err := ff.SetPlasticStrain(membrane, bending); err != nil {
+						t.Fatal(err)
+					}
+					graphtest.CheckForceField(t, ff, graph.F332, xs, nil, graphtest.Options{Seed: 7, Trials: 4, Tolerance: fdTolerance, Step: 1e-7})
+					f1 := make([]float64, len(xs))
+					ff.AddForce(f1, xs, nil)
+					if d := maxDiff(f0, f1); d < 1e-3*maxAbs(f0) {
+						t.Errorf("the plastic state changes the force by only %g", d)
+					}
+				})
+			}
 		}
 	}
 	F := randomGradients(rng, 20, 0.2)
@@ -173,7 +177,7 @@ func TestElastonPlasticEnergyClosedForm(t *testing.T) {
 // centroid value and on the three gradients at once), with both parts
 // flowing and no clamp, the elastic energy after EndStep is exactly
 // (1 − c)² times the energy before (relative 1e-12), for Linear and
-// CorotationalLinear; and with a yield that only some parts exceed, and
+// CorotationalLinear (also with reduced shear integration); and with a yield that only some parts exceed, and
 // a binding maximum, it never rises.
 func TestElastonFlowRule(t *testing.T) {
 	const E, nu, c, yield, maxp = 1e6, 0.3, 0.6, 0.01, 0.05
@@ -230,7 +234,11 @@ func TestElastonFlowRule(t *testing.T) {
 
 	// Random coupled regions.
 	rng := rand.New(rand.NewPCG(8, 8))
-	for _, law := range []string{material.NameLinear, material.NameCorotationalLinear} {
+	for _, law := range []string{material.NameLinear, material.NameCorotationalLinear, material.NameCorotationalLinear + "/reduced"} {
+		law, shear, _ := strings.Cut(law, "/")
+		if shear == "" {
+			shear = "full"
+		}
 		for _, tc := range []struct {
 			name        string
 			yield, maxp float64
@@ -248,11 +256,12 @@ func TestElastonFlowRule(t *testing.T) {
 				}
 			}
 			ff, st := loadF332(t, xr, "seed = 4\n  count = 12\n  order = 2", fmt.Sprintf(`materialName = %q
+  shearIntegration = %q
   youngModulus = 1e6
   poissonRatio = 0.3
   plasticYieldThreshold = %g
   plasticMaxThreshold = %g
-  plasticCreep = %g`, law, tc.yield, tc.maxp, c))
+  plasticCreep = %g`, law, shear, tc.yield, tc.maxp, c))
 			xs := st.Vec(graph.Position)
 			for step := 0; step < 4; step++ {
 				before := ff.PotentialEnergy(xs)
@@ -260,7 +269,7 @@ func TestElastonFlowRule(t *testing.T) {
 					t.Fatal(err)
 				}
 				after := ff.PotentialEnergy(xs)
-				what := fmt.Sprintf("%s, %s, update %d", law, tc.name, step)
+				what := fmt.Sprintf("%s (%s shear), %s, update %d", law, shear, tc.name, step)
 				if tc.exactFactor {
 					if want := (1 - c) * (1 - c) * before; math.Abs(after-want) > 1e-12*before {
 						t.Errorf("%s: energy %.15g after the flow, want (1 − c)² × %.15g = %.15g", what, after, before, want)
