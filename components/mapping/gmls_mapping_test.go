@@ -253,3 +253,45 @@ name = "nodes"
 		}
 	}
 }
+
+// TestGMLSMappingReinit: nodes appended to the parent (carrying the same
+// affine motion), new radii and more points, then Reinit: the child is
+// resized, the old points keep their mapped positions (the motion is
+// reproduced by any node set), the new ones are mapped, and the fixture
+// still passes.
+func TestGMLSMappingReinit(t *testing.T) {
+	rng := rand.New(rand.NewPCG(14, 2))
+	q := randomQuadraticMap(rng, 0)
+	centres := randomCentres(rng, 30)
+	pts := make([]float64, 3*50)
+	for i := range pts {
+		pts[i] = 1.2*rng.Float64() - 0.6
+	}
+	m, child := buildGMLS(t, graph.Affine3, gmlsRest(graph.Affine3, centres), gmlsFollow(graph.Affine3, q, centres), graph.Vec3, pts, []float64{0.8})
+	before := append([]float64(nil), child.Vec(graph.Position)...)
+	parent := m.From().(*graph.MechanicalObject)
+	more := []geom.Vec3{{0.1, 0.2, 0.3}, {-0.4, 0.1, 0.0}}
+	parent.Resize(len(centres) + len(more))
+	copy(parent.Vec(graph.RestPosition)[12*len(centres):], gmlsRest(graph.Affine3, more))
+	copy(parent.Vec(graph.Position)[12*len(centres):], gmlsFollow(graph.Affine3, q, more))
+	pts = append(pts, 0.05, -0.1, 0.2, 0.3, 0.3, -0.3)
+	m.SetRestPoints(pts)
+	m.SetRadii([]float64{0.7})
+	if err := m.Reinit(); err != nil {
+		t.Fatal(err)
+	}
+	if child.Size() != 52 {
+		t.Fatalf("child has %d points after Reinit, want 52", child.Size())
+	}
+	x := child.Vec(graph.Position)
+	if d := maxAbsDiff(x[:150], before); d > 1e-13 {
+		t.Errorf("old points moved by %.3g at Reinit", d)
+	}
+	for p := 50; p < 52; p++ {
+		want, _, _ := q.at(geom.At(pts, p))
+		if d := maxAbsDiff(x[3*p:3*p+3], want[:]); d > 1e-13 {
+			t.Errorf("new point %d off the motion by %.3g", p, d)
+		}
+	}
+	graphtest.CheckMapping(t, m, parent.Vec(graph.Position), graphtest.Options{Tolerance: fdTolerance})
+}

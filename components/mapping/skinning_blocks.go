@@ -345,14 +345,23 @@ func blockJ(loop *chunkedLoop, offsets, frames []int, nb int, lay childLayout, b
 				g := bg[e*c : (e+1)*c]
 				G := bG[e*nb*c : (e+1)*nb*c]
 				for r := 0; r < 3; r++ {
-					dA := d[3+nb*r : 3+nb*r+nb]
+					// Row r: tᵣ ĝ + Σⱼ Aᵣⱼ Ĝⱼ, summed over contiguous rows of
+					// Ĝ (the same order of additions per entry as a dot
+					// product over j).
+					var acc [12]float64
+					ar := acc[:c]
 					tr := d[r]
-					for col := 0; col < c; col++ {
-						s := tr * g[col]
-						for j, a := range dA {
-							s += a * G[c*j+col]
+					for col, gv := range g {
+						ar[col] = tr * gv
+					}
+					for j, a := range d[3+nb*r : 3+nb*r+nb] {
+						Gj := G[c*j : c*j+c]
+						for col, gv := range Gj {
+							ar[col] += a * gv
 						}
-						Y[idx[c*r+col]] += s
+					}
+					for col, v := range ar {
+						Y[idx[c*r+col]] += v
 					}
 				}
 			}
