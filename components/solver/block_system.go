@@ -384,6 +384,13 @@ func (s *blockSystem) relocate(m, k float64) bool {
 	return true
 }
 
+// closedForm reports whether the last assembly had only block sources
+// (the closed-form element and mass blocks): no scalar entries, nothing
+// from the assembly through mappings.
+func (s *blockSystem) closedForm() bool {
+	return len(s.rec.rows) == 0 && len(s.mapped.vals) == 0 && !s.hasScalar()
+}
+
 func (s *blockSystem) hasScalar() bool {
 	for _, src := range s.sources {
 		if !src.block {

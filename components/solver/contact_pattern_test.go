@@ -96,3 +96,49 @@ func TestSparseCholeskyKeepsAnalysisAsContactsChange(t *testing.T) {
 		}
 	}
 }
+
+// TestSparseCholeskyResidualSource: a system of closed-form blocks only
+// (scenes/cantilever.toml) has its residual computed matrix free at the
+// first solve of its analysis and from the assembled matrix afterwards,
+// still at rounding level; one with probed entries (contactBoxScene:
+// penalty, dashpot and friction) matrix free at every solve, so a
+// probed or approximate tangent keeps showing in the residual.
+func TestSparseCholeskyResidualSource(t *testing.T) {
+	s := loadShippedCantilever(t)
+	lin := graphtest.Find[*solver.SparseCholeskySolver](t, s, "beam/SparseCholeskySolver")
+	ode := graphtest.Find[*solver.EulerImplicitSolver](t, s, "beam/EulerImplicitSolver")
+	for i := 0; i < 5; i++ {
+		if err := s.Step(); err != nil {
+			t.Fatal(err)
+		}
+		// Rounding level: ~ε·κ with κ(A) ~ 1e3 here (measured 1e-13).
+		if r := ode.LastStats().Residual; !(r < 1e-11) {
+			t.Errorf("cantilever step %d: relative residual %.3g, want < 1e-11", i, r)
+		}
+	}
+	if n := lin.MatrixFreeResiduals(); n != 1 {
+		t.Errorf("cantilever: %d matrix-free residuals in 5 solves, want 1 (the first)", n)
+	}
+	box := graphtest.MustLoad(t, "box.toml", contactBoxScene)
+	linBox := graphtest.Find[*solver.SparseCholeskySolver](t, box, "box/lin")
+	st := graphtest.Find[graph.State](t, box, "box/dofs")
+	contactSteps := 0 // steps starting with a vertex behind the plane
+	for i := 0; i < 60; i++ {
+		x := st.Vec(graph.Position)
+		for v := 0; v < len(x)/3; v++ {
+			if 0.1736*x[3*v]+0.9848*x[3*v+1] < 0 {
+				contactSteps++
+				break
+			}
+		}
+		if err := box.Step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n := linBox.MatrixFreeResiduals()
+	t.Logf("contact box: %d steps in contact of 60, %d matrix-free residuals", contactSteps, n)
+	// Every step in contact, plus the first solve (out of contact).
+	if contactSteps < 20 || n != contactSteps+1 {
+		t.Errorf("contact box: %d matrix-free residuals for %d steps in contact, want one more", n, contactSteps)
+	}
+}

@@ -33,3 +33,7 @@ func AssembledDense(ops *graph.Ops, m, b, k float64) (a [][]float64, offsets []i
 // symbolic analysis afresh (what any change of the probed entries did
 // before blockSystem.relocate). For tests.
 func (s *SparseCholeskySolver) ForgetPattern() { s.sys.asm = nil }
+
+// MatrixFreeResiduals returns how many solves computed their residual
+// with Ops.ComputeDf (the others from the assembled matrix). For tests.
+func (s *SparseCholeskySolver) MatrixFreeResiduals() int { return s.freeResiduals }
