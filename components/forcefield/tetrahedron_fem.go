@@ -575,53 +575,52 @@ func largeRotatedDStress(T *geom.Mat3, cc []float64, X *geom.Mat3, mu, lam float
 // rounding: TestLargeRotatedTangent).
 func largeRotatedTangent(Ah *[81]float64, cc []float64, mu, lam float64) {
 	cc = cc[:strideLarge:strideLarge]
-	u := cc[9:15:15]
-	ui := cc[15:18:18]
-	g := cc[18:24:24]
-	b := cc[24:27:27]
+	u0, u1, u2, u3, u4, u5 := cc[9], cc[10], cc[11], cc[12], cc[13], cc[14]
+	ui0, ui1, ui2 := cc[15], cc[16], cc[17]
+	g0, g1, g2, g3, g4, g5 := cc[18], cc[19], cc[20], cc[21], cc[22], cc[23]
+	b0, b1, b2 := cc[24], cc[25], cc[26]
 	l2 := 2*mu + lam
-	// Columns of W for dU₀₀, dU₀₁, dU₀₂, dU₁₁, dU₁₂, dU₂₂: from the
-	// unit's dG (diagonal d0, d1, d2; off-diagonal o01, o02, o12) and
-	// C = dA − B dUᵀ (c10, c20, c21), dB = C U⁻ᵀ.
-	var W [6][9]float64
-	col := func(w *[9]float64, d0, d1, d2, o01, o02, o12, c10, c20, c21 float64) {
-		db10 := c10 * ui[0]
-		db20 := c20*ui[0] + c21*ui[1]
-		db21 := c21 * ui[2]
-		*w = [9]float64{d0, o01, o02, o01 - db10, d1, o12, o02 - db20, o12 - db21, d2}
-	}
-	col(&W[0], l2, lam, lam, 0, 0, 0, lam*u[1]+g[1]-b[0], lam*u[2]+g[2]-b[1], lam*u[4])
-	col(&W[1], 0, 0, 0, mu, 0, 0, mu*(u[0]-u[3])+g[3], g[4]-b[2], 0)
-	col(&W[2], 0, 0, 0, 0, mu, 0, g[4]-mu*u[4], mu*(u[0]-u[5])+g[5], 0)
-	col(&W[3], lam, l2, lam, 0, 0, 0, l2*u[1]-g[1], lam*u[2], lam*u[4]+g[4]-b[2])
-	col(&W[4], 0, 0, 0, 0, 0, mu, mu*u[2]-g[2], mu*u[1], mu*(u[3]-u[5])+g[5])
-	col(&W[5], lam, lam, l2, 0, 0, 0, lam*u[1], l2*u[2]-g[2], l2*u[4]-g[4])
-	// Q = G − B.
-	q00, q01, q02 := g[0], g[1], g[2]
-	q10, q11, q12 := g[1]-b[0], g[3], g[4]
-	q20, q21, q22 := g[2]-b[1], g[4]-b[2], g[5]
-	// Responses to a unit m (ΩQ) plus the dU it carries (Z above).
-	var w10, w20, w21 [9]float64
-	wm10 := [9]float64{-q10, -q11, -q12, q00, q01, q02, 0, 0, 0}
-	wm20 := [9]float64{-q20, -q21, -q22, 0, 0, 0, q00, q01, q02}
-	wm21 := [9]float64{0, 0, 0, -q20, -q21, -q22, q10, q11, q12}
-	for r := 0; r < 9; r++ {
-		w10[r] = wm10[r] + u[3]*W[1][r] + u[4]*W[2][r] - u[1]*W[3][r] - u[2]*W[4][r]
-		w20[r] = wm20[r] + u[5]*W[2][r] - u[2]*W[5][r]
-		w21[r] = wm21[r] + u[5]*W[4][r] - u[4]*W[5][r]
-	}
+	// Columns of W for dU₀₀, dU₀₁, dU₀₂, dU₁₁, dU₁₂, dU₂₂, written in
+	// the columns of X₀₀, X₀₁, X₀₂, X₁₁, X₁₂, X₂₂ (those X enter dU
+	// alone): from the unit's dG and C = dA − B dUᵀ (largeTangentColumn).
+	largeTangentColumn(Ah, 0, l2, lam, lam, 0, 0, 0, lam*u1+g1-b0, lam*u2+g2-b1, lam*u4, ui0, ui1, ui2)
+	largeTangentColumn(Ah, 1, 0, 0, 0, mu, 0, 0, mu*(u0-u3)+g3, g4-b2, 0, ui0, ui1, ui2)
+	largeTangentColumn(Ah, 2, 0, 0, 0, 0, mu, 0, g4-mu*u4, mu*(u0-u5)+g5, 0, ui0, ui1, ui2)
+	largeTangentColumn(Ah, 4, lam, l2, lam, 0, 0, 0, l2*u1-g1, lam*u2, lam*u4+g4-b2, ui0, ui1, ui2)
+	largeTangentColumn(Ah, 5, 0, 0, 0, 0, 0, mu, mu*u2-g2, mu*u1, mu*(u3-u5)+g5, ui0, ui1, ui2)
+	largeTangentColumn(Ah, 8, lam, lam, l2, 0, 0, 0, lam*u1, l2*u2-g2, l2*u4-g4, ui0, ui1, ui2)
+	// Q = G − B; the responses to a unit m: ΩQ plus the dU it carries (Z
+	// above), into the columns of X₁₀, X₂₀, X₂₁.
+	q10, q20, q21 := g1-b0, g2-b1, g4-b2
+	wm10 := [9]float64{-q10, -g3, -g4, g0, g1, g2, 0, 0, 0}
+	wm20 := [9]float64{-q20, -q21, -g5, 0, 0, 0, g0, g1, g2}
+	wm21 := [9]float64{0, 0, 0, -q20, -q21, -g5, q10, g3, g4}
 	for r := 0; r < 9; r++ {
 		row := Ah[9*r : 9*r+9 : 9*r+9]
-		row[0] = W[0][r]
-		row[1] = W[1][r]
-		row[2] = W[2][r]
-		row[3] = ui[0] * w10[r]
-		row[4] = W[3][r]
-		row[5] = W[4][r]
-		row[6] = ui[0]*w20[r] + ui[1]*w21[r]
-		row[7] = ui[2] * w21[r]
-		row[8] = W[5][r]
+		w10 := wm10[r] + u3*row[1] + u4*row[2] - u1*row[4] - u2*row[5]
+		w20 := wm20[r] + u5*row[2] - u2*row[8]
+		w21 := wm21[r] + u5*row[5] - u4*row[8]
+		row[3] = ui0 * w10
+		row[6] = ui0*w20 + ui1*w21
+		row[7] = ui2 * w21
 	}
+}
+
+// largeTangentColumn writes column c of Â (largeRotatedTangent): T =
+// dG − dB for a unit component of dU whose dG has the diagonal d0, d1,
+// d2 and the off-diagonal o01, o02, o12, and C = dA − B dUᵀ the strictly
+// lower c10, c20, c21 (dB = C U⁻ᵀ with U⁻¹'s entries ui0, ui1, ui2).
+func largeTangentColumn(Ah *[81]float64, c int, d0, d1, d2, o01, o02, o12, c10, c20, c21, ui0, ui1, ui2 float64) {
+	col := Ah[c : c+73 : c+73]
+	col[0] = d0
+	col[9] = o01
+	col[18] = o02
+	col[27] = o01 - c10*ui0
+	col[36] = d1
+	col[45] = o12
+	col[54] = o02 - (c20*ui0 + c21*ui1)
+	col[63] = o12 - c21*ui2
+	col[72] = d2
 }
 
 // TangentCached implements material.TangentLaw: A = ∂P/∂F of the "large"
