@@ -384,6 +384,19 @@ func (s *blockSystem) relocate(m, k float64) bool {
 	return true
 }
 
+// exactlyAssembled reports, before an assembly, whether it will be made
+// of the closed-form blocks only (closedForm) with nothing else in the
+// subtree (the direct check passes, no mapping with a geometric
+// stiffness, no damping matrix of a mass): the sources are known (an
+// assembly happened) and none writes scalar entries.
+func (s *blockSystem) exactlyAssembled(ops *graph.Ops, b float64) bool {
+	if s.sources == nil || s.hasScalar() || len(s.states) != len(ops.Independent()) {
+		return false
+	}
+	ok, _ := s.checker.check(ops.Root, b != 0)
+	return ok && !s.mapped.anyGeometricOrMassB(ops.Root, b, 1)
+}
+
 // closedForm reports whether the last assembly had only block sources
 // (the closed-form element and mass blocks): no scalar entries, nothing
 // from the assembly through mappings.

@@ -37,3 +37,7 @@ func (s *SparseCholeskySolver) ForgetPattern() { s.sys.asm = nil }
 // MatrixFreeResiduals returns how many solves computed their residual
 // with Ops.ComputeDf (the others from the assembled matrix). For tests.
 func (s *SparseCholeskySolver) MatrixFreeResiduals() int { return s.freeResiduals }
+
+// VelocitySolves returns how many steps were solved for the new velocity
+// (a direct solver of an exactly assembled system). For tests.
+func (s *EulerImplicitSolver) VelocitySolves() int { return s.velocitySolves }

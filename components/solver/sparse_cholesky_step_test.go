@@ -142,3 +142,44 @@ func TestSparseCholeskyResidualSource(t *testing.T) {
 		t.Errorf("contact box: %d matrix-free residuals for %d steps in contact, want one more", n, contactSteps)
 	}
 }
+
+// TestImplicitEulerVelocityForm: with SparseCholeskySolver on a system
+// assembled in closed form (scenes/cantilever.toml) implicit Euler solves
+// for the new velocity from the second step on (the first assembles and
+// finds the sources); that its states equal those of the Δv form is
+// TestCantileverSparseCholeskyStates (states pinned from the Δv form, met
+// to 1e-12). With contacts in the system (probed, possibly non-symmetric
+// entries) the Δv form is kept at every step in contact.
+func TestImplicitEulerVelocityForm(t *testing.T) {
+	s := loadShippedCantilever(t)
+	ode := graphtest.Find[*solver.EulerImplicitSolver](t, s, "beam/EulerImplicitSolver")
+	for i := 0; i < 10; i++ {
+		if err := s.Step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := ode.VelocitySolves(); n != 9 {
+		t.Errorf("cantilever: %d of 10 steps solved for the new velocity, want 9", n)
+	}
+	box := graphtest.MustLoad(t, "box.toml", contactBoxScene)
+	odeBox := graphtest.Find[*solver.EulerImplicitSolver](t, box, "box/EulerImplicitSolver")
+	st := graphtest.Find[graph.State](t, box, "box/dofs")
+	contactSteps := 0
+	for i := 0; i < 60; i++ {
+		x := st.Vec(graph.Position)
+		for v := 0; v < len(x)/3; v++ {
+			if 0.1736*x[3*v]+0.9848*x[3*v+1] < 0 {
+				contactSteps++
+				break
+			}
+		}
+		if err := box.Step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n := odeBox.VelocitySolves()
+	t.Logf("contact box: %d steps in contact of 60, %d solved for the new velocity", contactSteps, n)
+	if n > 60-contactSteps || contactSteps < 20 {
+		t.Errorf("contact box: %d velocity-form steps with %d of 60 steps in contact, want at most %d", n, contactSteps, 60-contactSteps)
+	}
+}
