@@ -604,7 +604,16 @@ func (c *DeformationGradientForceField) voxelForce(s int, fs, x []float64) {
 			Fq[i] = F[0][i] + d[0]*F[1][i] + d[1]*F[2][i] + d[2]*F[3][i]
 		}
 		P := c.qP[9*p : 9*p+9 : 9*p+9]
-		c.law.StressCached(Fq, P, c.qcache[cs*p:cs*p+cs])
+		if c.plastic != nil {
+			// Fₑ = F(d) A(d)⁻¹, P = P(Fₑ) A(d)⁻ᵀ (plasticity).
+			A := &c.plastic.qainv[p]
+			var Fe, Pe geom.Mat3
+			mulNN(&Fe, (*geom.Mat3)(Fq), A)
+			c.law.StressCached(Fe[:], Pe[:], c.qcache[cs*p:cs*p+cs])
+			mulNT(P, &Pe, A)
+		} else {
+			c.law.StressCached(Fq, P, c.qcache[cs*p:cs*p+cs])
+		}
 		w := c.scale[s] * q.stiffness[p] * q.volumes[p]
 		var G [9]float64
 		for i := 0; i < 9; i++ {
@@ -643,7 +652,15 @@ func (c *DeformationGradientForceField) voxelDForce(s int, out, dx []float64, kf
 		for i := 0; i < 9; i++ {
 			dFq[i] = dF[0][i] + d[0]*dF[1][i] + d[1]*dF[2][i] + d[2]*dF[3][i]
 		}
-		c.law.StressDifferentialCached(dFq[:], dP[:], c.qcache[cs*p:cs*p+cs])
+		if c.plastic != nil {
+			A := &c.plastic.qainv[p]
+			var dFe, dPe geom.Mat3
+			mulNN(&dFe, (*geom.Mat3)(&dFq), A)
+			c.law.StressDifferentialCached(dFe[:], dPe[:], c.qcache[cs*p:cs*p+cs])
+			mulNT(dP[:], &dPe, A)
+		} else {
+			c.law.StressDifferentialCached(dFq[:], dP[:], c.qcache[cs*p:cs*p+cs])
+		}
 		w := kf * c.scale[s] * q.stiffness[p] * q.volumes[p]
 		var G [9]float64
 		for i := 0; i < 9; i++ {
@@ -689,7 +706,11 @@ func (c *DeformationGradientForceField) energy332(x []float64) float64 {
 			for i := 0; i < 9; i++ {
 				Fq[i] = F[0][i] + d[0]*F[1][i] + d[1]*F[2][i] + d[2]*F[3][i]
 			}
-			W += c.scale[s] * q.stiffness[p] * q.volumes[p] * c.law.Energy(Fq)
+			Fl := Fq
+			if c.plastic != nil {
+				mulNN(&Fl, &Fq, &c.plastic.qainv[p])
+			}
+			W += c.scale[s] * q.stiffness[p] * q.volumes[p] * c.law.Energy(Fl)
 			if c.BulkModulus > 0 {
 				J := Fq.Det()
 				W += q.volumes[p] * c.BulkModulus / 2 * (J - 1) * (J - 1)

@@ -59,8 +59,17 @@ import (
 // shear terms, in the energy and in the rule alike (the plastic strains
 // are subtracted first, then reduced).
 //
-// Not supported (refused at Init): plasticity with the voxel quadrature
-// of F332 samples, and with bulkModulus > 0.
+// F332 samples integrated over their voxels (NeoHookean,
+// StableNeoHookean, or quadrature = voxels) carry the same αₚ, βₚᵏ,
+// applied multiplicatively at each voxel as for F331 samples: the law
+// sees Fₑ = F(d) A(d)⁻¹ with A(d) = I + αₚ + d_k βₚᵏ, and the force and
+// tangent follow by the chain rule (exact). The rule's elastic strains
+// are the least-squares affine fit, with the voxel weights, of the Biot
+// strains of the Fₑ at the voxels (flowVoxels); I + εₚ(d) must stay
+// positive definite at every voxel (an error names plasticMaxThreshold
+// otherwise).
+//
+// Not supported (refused at Init): plasticity with bulkModulus > 0.
 
 // Dump names of the plastic strains of samples.
 const dumpPlasticBending = "plasticBendingStrain"
@@ -73,6 +82,13 @@ type samplePlastic struct {
 	eps [][4]sym6
 	// F331: (I + εₚ)⁻¹ per sample.
 	ainv []geom.Mat3
+	// F332 with the voxel quadrature: A(d)⁻¹ = (I + αₚ + d_k βₚᵏ)⁻¹ per
+	// voxel, and per sample the region's mass m₀ and the pseudo-inverse
+	// of its central second moments (the least-squares fit of the
+	// elastic strain's gradients).
+	qainv []geom.Mat3
+	m0    []float64
+	ipinv []geom.Mat3
 	// F332: each sample's region's centroid offset c̄ and bending-norm
 	// weights 3 I_kl/m₀.
 	cbar []geom.Vec3
@@ -88,9 +104,6 @@ func (c *DeformationGradientForceField) initPlasticity(n int) error {
 	if c.PlasticMaxThreshold <= 0 {
 		return nil
 	}
-	if c.mode == f332Voxels {
-		return fmt.Errorf("plasticity on F332 samples needs the closed-form integration (materialName = CorotationalLinear, Linear or StVenantKirchhoff, quadrature = auto or moments); %s with voxels is not supported", c.MaterialName)
-	}
 	if c.BulkModulus > 0 {
 		return errors.New("plasticity with bulkModulus > 0 is not supported (the volume term would hold the plastic shape back): set bulkModulus = 0")
 	}
@@ -104,7 +117,10 @@ func (c *DeformationGradientForceField) initPlasticity(n int) error {
 		p.bending = make([]float64, 18*n)
 		p.cbar = make([]geom.Vec3, n)
 		p.bw = make([]geom.Mat3, n)
-		for s := 0; s < n; s++ {
+		if c.mode == f332Voxels {
+			c.initVoxelPlasticity(p, n)
+		}
+		for s := 0; s < n && c.mode != f332Voxels; s++ {
 			M := momentMatrix(c.moments[geom.NumMoments*s : geom.NumMoments*(s+1)])
 			m0 := M[0][0]
 			if !(m0 > 0) {
@@ -198,14 +214,17 @@ func (c *DeformationGradientForceField) SetPlasticStrain(membrane, bending []flo
 		copy(p.bending, bending)
 	}
 	for s := 0; s < n; s++ {
-		p.unflatten(s)
+		if err := c.unflatten(s); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
 // unflatten copies sample s's flat strains into eps (and its F331
-// (I + εₚ)⁻¹).
-func (p *samplePlastic) unflatten(s int) {
+// (I + εₚ)⁻¹, or its voxels' A(d)⁻¹).
+func (c *DeformationGradientForceField) unflatten(s int) error {
+	p := c.plastic
 	copy(p.eps[s][0][:], p.membrane[6*s:6*s+6])
 	if p.bending != nil {
 		for k := 0; k < 3; k++ {
@@ -216,6 +235,10 @@ func (p *samplePlastic) unflatten(s int) {
 		A := geom.Identity3().Add(p.eps[s][0].full())
 		p.ainv[s], _ = A.Inverse() // eigenvalues ≥ 1 − max > 0
 	}
+	if p.qainv != nil {
+		return c.voxelRest(s)
+	}
+	return nil
 }
 
 // EndStep implements graph.StepEnder: the flow rule on every sample at
@@ -228,9 +251,12 @@ func (c *DeformationGradientForceField) EndStep(t, dt float64) error {
 	x := c.Node.State().Vec(graph.Position)
 	for s := range p.eps {
 		var err error
-		if p.ainv != nil {
+		switch {
+		case p.ainv != nil:
 			err = c.flow331(s, x)
-		} else {
+		case p.qainv != nil:
+			err = c.flowVoxels(s, x)
+		default:
 			err = c.flow332(s, x)
 		}
 		if err != nil {
@@ -254,7 +280,7 @@ func (c *DeformationGradientForceField) flow331(s int, x []float64) error {
 	}
 	flowed, err := p.cfg.flow(p.membrane[6*s:6*s+6], &ee)
 	if flowed {
-		p.unflatten(s)
+		err = c.unflatten(s)
 	}
 	return err
 }
@@ -303,13 +329,25 @@ func (c *DeformationGradientForceField) elasticStrains332(s int, x []float64) (e
 func (c *DeformationGradientForceField) flow332(s int, x []float64) error {
 	p := c.plastic
 	e := c.elasticStrains332(s, x)
+	// Membrane part at the centroid.
+	eb := e[0]
+	for k := 0; k < 3; k++ {
+		if cb := p.cbar[s][k]; cb != 0 {
+			axpy6(&eb, cb, &e[k+1])
+		}
+	}
+	return c.flowParts(s, &eb, (*[3]sym6)(e[1:]))
+}
+
+// flowParts is the flow rule of F332 sample s given its elastic strain
+// at the region's centroid eb and its elastic bending strains eB.
+func (c *DeformationGradientForceField) flowParts(s int, eb *sym6, eB3 *[3]sym6) error {
+	p := c.plastic
 	ep := &p.eps[s]
 	cb := p.cbar[s]
-	// Membrane part at the centroid.
-	eb, pb := e[0], ep[0]
+	pb := ep[0]
 	for k := 0; k < 3; k++ {
 		if cb[k] != 0 {
-			axpy6(&eb, cb[k], &e[k+1])
 			axpy6(&pb, cb[k], &ep[k+1])
 		}
 	}
@@ -320,7 +358,7 @@ func (c *DeformationGradientForceField) flow332(s int, x []float64) error {
 	// Bending part: the three gradients at once.
 	var eB, pB [18]float64
 	for k := 0; k < 3; k++ {
-		copy(eB[6*k:6*k+6], e[k+1][:])
+		copy(eB[6*k:6*k+6], eB3[k][:])
 		copy(pB[6*k:6*k+6], ep[k+1][:])
 	}
 	W := &p.bw[s]
@@ -358,6 +396,9 @@ func (c *DeformationGradientForceField) flow332(s int, x []float64) error {
 	for k := 0; k < 3; k++ {
 		copy(p.bending[18*s+6*k:18*s+6*k+6], ep[k+1][:])
 	}
+	if p.qainv != nil {
+		return c.voxelRest(s)
+	}
 	return nil
 }
 
@@ -390,4 +431,133 @@ func mulNT(o []float64, a, b *geom.Mat3) {
 		o[3*i+1] = a0*b[3] + a1*b[4] + a2*b[5]
 		o[3*i+2] = a0*b[6] + a1*b[7] + a2*b[8]
 	}
+}
+
+// initVoxelPlasticity sets up the plastic state of F332 samples
+// integrated over their voxels: A(d)⁻¹ = I per voxel; per sample the
+// centroid, the bending-norm weights and the pseudo-inverse of the
+// central second moments, all from the voxel weights w = ΔV·E/E_s (the
+// quadrature's own: what the moments would be for this integration).
+func (c *DeformationGradientForceField) initVoxelPlasticity(p *samplePlastic, n int) {
+	q := &c.quad
+	p.qainv = make([]geom.Mat3, len(q.volumes))
+	for i := range p.qainv {
+		p.qainv[i] = geom.Identity3()
+	}
+	p.m0 = make([]float64, n)
+	p.ipinv = make([]geom.Mat3, n)
+	for s := 0; s < n; s++ {
+		m0 := 0.0
+		var m1 geom.Vec3
+		var m2 geom.Mat3
+		for v := q.first[s]; v < q.first[s+1]; v++ {
+			w := q.volumes[v] * q.stiffness[v]
+			d := q.offsets[3*v : 3*v+3]
+			m0 += w
+			for k := 0; k < 3; k++ {
+				m1[k] += w * d[k]
+				for l := 0; l < 3; l++ {
+					m2[3*k+l] += w * d[k] * d[l]
+				}
+			}
+		}
+		p.m0[s] = m0
+		if !(m0 > 0) {
+			continue
+		}
+		p.cbar[s] = m1.Scale(1 / m0)
+		var I geom.Mat3
+		for k := 0; k < 3; k++ {
+			for l := 0; l < 3; l++ {
+				I[3*k+l] = m2[3*k+l] - m0*p.cbar[s][k]*p.cbar[s][l]
+				p.bw[s][3*k+l] = 3 * I[3*k+l] / m0
+			}
+		}
+		// Pseudo-inverse: a region one voxel thick in some direction has no
+		// second moment there (and no bending stiffness either).
+		lam, V := geom.SymEigen(I)
+		tol := 1e-12 * math.Max(lam[0], 0)
+		for j := 0; j < 3; j++ {
+			if lam[j] > tol {
+				for k := 0; k < 3; k++ {
+					for l := 0; l < 3; l++ {
+						p.ipinv[s][3*k+l] += V[3*k+j] * V[3*l+j] / lam[j]
+					}
+				}
+			}
+		}
+	}
+}
+
+// voxelRest sets A(d)⁻¹ = (I + αₚ + d_k βₚᵏ)⁻¹ at the voxels of sample
+// s, failing when the plastic strain at a voxel leaves I + εₚ(d) without
+// a clearly positive eigenvalue (above 0.05): the plastic strain's
+// variation over the region is then too large for the multiplicative
+// split.
+func (c *DeformationGradientForceField) voxelRest(s int) error {
+	p, q := c.plastic, &c.quad
+	ep := &p.eps[s]
+	for v := q.first[s]; v < q.first[s+1]; v++ {
+		d := q.offsets[3*v : 3*v+3]
+		e := ep[0]
+		for k := 0; k < 3; k++ {
+			axpy6(&e, d[k], &ep[k+1])
+		}
+		A := geom.Identity3().Add(e.full())
+		if lam, _ := geom.SymEigen(A); !(lam[2] > 0.05) {
+			return fmt.Errorf("the plastic strain at voxel %d leaves I + εₚ with eigenvalue %.3g: lower plasticMaxThreshold", v-q.first[s], lam[2])
+		}
+		p.qainv[v], _ = A.Inverse()
+	}
+	return nil
+}
+
+// flowVoxels is the flow rule of F332 sample s integrated over its
+// voxels: the elastic strain at each voxel (Biot strain of Fₑ = F(d)
+// A(d)⁻¹; sym(Fₑ) − I for Linear) is fitted by an affine field in the
+// least-squares sense with the voxel weights — its centroid value ᾱₑ (the
+// weighted mean) and gradients βₑ = I⁺ Σ_v w_v (d_v − c̄) ⊗ εₑ(d_v) —
+// and the rule acts on those two parts as for the closed forms.
+func (c *DeformationGradientForceField) flowVoxels(s int, x []float64) error {
+	p, q := c.plastic, &c.quad
+	if !(p.m0[s] > 0) {
+		return nil
+	}
+	var F [4]geom.Mat3
+	sampleF(&F, x, s)
+	var s0 sym6
+	var s1 [3]sym6
+	cb := p.cbar[s]
+	for v := q.first[s]; v < q.first[s+1]; v++ {
+		d := q.offsets[3*v : 3*v+3]
+		var Fq, Fe geom.Mat3
+		for i := 0; i < 9; i++ {
+			Fq[i] = F[0][i] + d[0]*F[1][i] + d[1]*F[2][i] + d[2]*F[3][i]
+		}
+		mulNN(&Fe, &Fq, &p.qainv[v])
+		var ee geom.Mat3
+		if c.MaterialName == material.NameLinear {
+			ee = Fe.Sym().Sub(geom.Identity3())
+		} else {
+			ee = biotStrain(&Fe)
+		}
+		e := symOf(&ee)
+		w := q.volumes[v] * q.stiffness[v]
+		axpy6(&s0, w, &e)
+		for l := 0; l < 3; l++ {
+			axpy6(&s1[l], w*(d[l]-cb[l]), &e)
+		}
+	}
+	var eb sym6
+	axpy6(&eb, 1/p.m0[s], &s0)
+	var eB [3]sym6
+	P := &p.ipinv[s]
+	for k := 0; k < 3; k++ {
+		for l := 0; l < 3; l++ {
+			if a := P[3*k+l]; a != 0 {
+				axpy6(&eB[k], a, &s1[l])
+			}
+		}
+	}
+	return c.flowParts(s, &eb, &eB)
 }

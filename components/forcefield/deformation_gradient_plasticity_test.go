@@ -39,7 +39,8 @@ func randomPlastic(rng *rand.Rand, n int, a, b float64) (membrane, bending []flo
 // (CorotationalLinear and Linear at order 2, StVenantKirchhoff at orders
 // 2 and 4) on 12 random heterogeneous off-centre regions, and for F331
 // samples with every law (multiplicative εₚ up to 5 %); the F332 cases
-// with full and with reduced shear integration. Tolerance
+// with full and with reduced shear integration, and every law with the
+// voxel quadrature (multiplicative at each voxel). Tolerance
 // fdTolerance with a step of 1e-7, as the elastic fixtures. The plastic
 // state must change the forces (else the test proves nothing).
 func TestElastonPlasticFixture(t *testing.T) {
@@ -70,6 +71,28 @@ func TestElastonPlasticFixture(t *testing.T) {
 				})
 			}
 		}
+	}
+	// The voxel quadrature: multiplicative plastic strains at the voxels.
+	for _, law := range material.Names() {
+		t.Run("F332/voxels/"+law, func(t *testing.T) {
+			ff, st := loadF332(t, x, "seed = 3\n  count = 12\n  order = 2", fmt.Sprintf(`materialName = %q
+  youngModulus = 1e6
+  poissonRatio = 0.35
+  quadrature = "voxels"
+  plasticMaxThreshold = 0.1`, law))
+			xs := st.Vec(graph.Position)
+			f0 := make([]float64, len(xs))
+			ff.AddForce(f0, xs, nil)
+			if err := ff.SetPlasticStrain(membrane, bending); err != nil {
+				t.Fatal(err)
+			}
+			graphtest.CheckForceField(t, ff, graph.F332, xs, nil, graphtest.Options{Seed: 7, Trials: 4, Tolerance: fdTolerance, Step: 1e-7})
+			f1 := make([]float64, len(xs))
+			ff.AddForce(f1, xs, nil)
+			if d := maxDiff(f0, f1); d < 1e-3*maxAbs(f0) {
+				t.Errorf("the plastic state changes the force by only %g", d)
+			}
+		})
 	}
 	F := randomGradients(rng, 20, 0.2)
 	eps, _ := randomPlastic(rng, 20, 0.05, 0)
@@ -285,13 +308,11 @@ func TestElastonFlowRule(t *testing.T) {
 	}
 }
 
-// TestElastonPlasticRefused: plasticity with the voxel quadrature or
-// with the volume term is refused at Init, naming what to change.
+// TestElastonPlasticRefused: plasticity with the volume term, or a
+// maximum of 1, is refused at Init, naming what to change.
 func TestElastonPlasticRefused(t *testing.T) {
 	x := randomF332(rand.New(rand.NewPCG(1, 1)), 2, 0.1, 0.1, false)
 	for _, c := range []struct{ fields, want string }{
-		{"materialName = \"NeoHookean\"\n  plasticMaxThreshold = 0.1", "closed-form integration"},
-		{"materialName = \"CorotationalLinear\"\n  quadrature = \"voxels\"\n  plasticMaxThreshold = 0.1", "closed-form integration"},
 		{"materialName = \"CorotationalLinear\"\n  plasticMaxThreshold = 1", "plasticMaxThreshold"},
 	} {
 		s, err := graph.Load("e.toml", []byte(fmt.Sprintf(`
