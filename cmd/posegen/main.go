@@ -9,8 +9,18 @@
 //
 // The rest mesh is a file (-in) or RegularGridTopology's box (-box with
 // -min, -max, -n: the same vertices a scene's RegularGridTopology makes, so
-// the example matches it). Deformations apply in the order given; each takes
-// space-separated key=value settings:
+// the example matches it). With -snapshot DUMP.json -state PATH the
+// deformations start from a simulated state instead of the rest mesh: the
+// positions of state PATH in a runscene -dump file (a "3D snapshot of a
+// previously run simulation", one of Martin et al. 2011's ways of making
+// examples), e.g. a block pressed by the simulation to which the artist
+// adds a local bulge:
+//
+//	runscene -dump pressed.json scene.toml
+//	posegen -box … -snapshot pressed.json -state plain/dofs -bulge '…' -o example.vtk
+//
+// Deformations apply in the order given; each takes space-separated
+// key=value settings:
 //
 //	all:    axis=x|y|z|ax,ay,az   the slab's axis (required)
 //	        from=S to=S           the slab, in axial coordinates p·axis (default: the whole mesh)
@@ -28,6 +38,7 @@
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -139,6 +150,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.Var(opList{"scale", &ops}, "scale", "scale a slab: 'axis=… [lateral=F] [axial=F] [blend=W] [from=… to=… center=…]' (repeatable)")
 	fs.Var(opList{"bulge", &ops}, "bulge", "bow a block's walls outward: 'axis=… out=… amount=F [axial=F] [across=… afrom=… ato=… blend=W] [from=… to=… center=…]' (repeatable)")
 	out := fs.String("o", "", "output file; the format follows the extension (.vtk, .msh, .node, .veg, .stl, .obj)")
+	snapshot := fs.String("snapshot", "", "start from the positions of a simulated state in this runscene -dump JSON file (with -state) instead of the rest mesh's")
+	statePath := fs.String("state", "", "with -snapshot: the path of the state in the dump (e.g. plain/dofs)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: posegen (-in REST | -box -min x,y,z -max x,y,z -n i,j,k) [-twist '…'] [-bend '…'] [-scale '…'] -o FILE")
 		fs.PrintDefaults()
@@ -158,7 +171,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case (*in == "") == !*box:
 		return usage("give exactly one of -in FILE and -box")
 	case len(ops) == 0:
-		return usage("no deformation: give -twist, -bend or -scale")
+		return usage("no deformation: give -twist, -bend, -scale or -bulge")
+	case (*snapshot == "") != (*statePath == ""):
+		return usage("-snapshot FILE and -state PATH go together")
 	}
 	var rest *meshio.Mesh
 	if *box {
@@ -175,15 +190,24 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		rest = m
 	}
+	start := rest
+	if *snapshot != "" {
+		pts, err := readSnapshot(*snapshot, *statePath, rest.NumPoints())
+		if err != nil {
+			fmt.Fprintf(stderr, "posegen: %v\n", err)
+			return 1
+		}
+		start = &meshio.Mesh{Points: pts, Tetrahedra: rest.Tetrahedra, Triangles: rest.Triangles}
+	}
 	var ds []pose.Deformation
 	for k, op := range ops {
-		d, err := resolve(op, rest.Points)
+		d, err := resolve(op, start.Points)
 		if err != nil {
 			return usage("deformation %d (-%s): %v", k+1, op.kind, err)
 		}
 		ds = append(ds, d)
 	}
-	m, bad, err := pose.Mesh(rest, ds...)
+	m, bad, err := pose.Mesh(start, ds...)
 	if err != nil {
 		return usage("%v", err)
 	}
@@ -205,6 +229,47 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "wrote %s: %d points, %d tetrahedra, %d deformation(s); largest displacement %.6g m\n",
 		*out, m.NumPoints(), len(m.Tetrahedra), len(ds), maxD)
 	return 0
+}
+
+// readSnapshot returns the positions of the Vec3 state at path in a
+// runscene -dump file, which must have n points (the rest mesh's).
+func readSnapshot(file, path string, n int) ([]float64, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var d struct {
+		States []struct {
+			Path     string      `json:"path"`
+			Template string      `json:"template"`
+			Position [][]float64 `json:"position"`
+		} `json:"states"`
+	}
+	if err := json.Unmarshal(b, &d); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	var have []string
+	for _, st := range d.States {
+		if st.Path != path {
+			have = append(have, st.Path)
+			continue
+		}
+		if st.Template != "Vec3" {
+			return nil, fmt.Errorf("%s: state %s is %s, want Vec3", file, path, st.Template)
+		}
+		if len(st.Position) != n {
+			return nil, fmt.Errorf("%s: state %s has %d points, the rest mesh %d", file, path, len(st.Position), n)
+		}
+		pts := make([]float64, 0, 3*n)
+		for i, p := range st.Position {
+			if len(p) != 3 {
+				return nil, fmt.Errorf("%s: state %s: point %d has %d coordinates", file, path, i, len(p))
+			}
+			pts = append(pts, p...)
+		}
+		return pts, nil
+	}
+	return nil, fmt.Errorf("%s: no state %q (states: %s)", file, path, strings.Join(have, ", "))
 }
 
 // resolve turns a command-line deformation into a pose.Deformation, taking

@@ -103,6 +103,8 @@ type ExampleBasedForceField struct {
 	Manifold           string        `toml:"manifold" doc:"global: one example manifold for the whole mesh; groups: one per group of elements (groupIndices or groupBoxes; local examples: elements in no group get no example term); elements: one per element" enum:"global,groups,elements"`
 	GroupIndices       []int         `toml:"groupIndices" doc:"manifold = groups: group of each tetrahedron (0-based; −1: none)" range:"[-1,inf)"`
 	GroupBoxes         [][]float64   `toml:"groupBoxes" doc:"manifold = groups: boxes [xmin, ymin, zmin, xmax, ymax, zmax]; a tetrahedron whose rest centroid lies in box k is in group k (the last such box wins), one in no box has no example term" unit:"m"`
+	GroupExamples      [][]int       `toml:"groupExamples" doc:"manifold = groups: for each group the examples of its own manifold (0-based indices into the examples, files first, then examplePositions), the same number for every group; the rest pose comes first in every group with includeRest. Default: every example in every group. Local examples made from one simulated state need it: another group's example equals that state in this group, and a manifold holding the unbulged state exerts no force on it" range:"[0,inf)"`
+	GroupFalloff       float64       `toml:"groupFalloff" doc:"manifold = groups with groupBoxes: the example stiffness of a tetrahedron ramps (smoothstep) from 0 on a face of its group's box to k at this distance inside (rest centroids), so the term ends smoothly at the region's edge instead of as a jump of its stress, which the material outside would feel; the weight multiplies the element's volume in both the projection and the energy, so the force and tangent stay exact. Let boxes reach beyond the mesh where a group ends at its surface. 0: k throughout" unit:"m" range:"[0,inf)"`
 	NonNegativeWeights bool          `toml:"nonNegativeWeights" doc:"constrain the weights to w ≥ 0 (the projection is then onto the examples' convex hull, solved exactly); false: affine combinations, extrapolating beyond the examples"`
 	ExampleFrames      [][][]float64 `toml:"exampleFrames" doc:"on F331 or F332 samples: example poses of the frames the samples are mapped from, for each example one coordinate row per frame of the mapping's parent state (Rigid3 [tx ty tz qx qy qz qw], Affine3 [t A]); the node's mapping gives the samples' example deformation gradients"`
 	Volumes            []float64     `toml:"volumes" doc:"on F331 samples: volume of each sample (default: from the sampler, as DeformationGradientForceField; F332 samples take their region moments from the sampler)" unit:"m^3" range:"[0,inf)"`
@@ -167,6 +169,23 @@ func (c *ExampleBasedForceField) Validate() error {
 		}
 	} else if len(c.GroupIndices) > 0 || len(c.GroupBoxes) > 0 {
 		return fmt.Errorf("groupIndices and groupBoxes need manifold = \"groups\" (manifold is %q)", c.Manifold)
+	}
+	if (len(c.GroupExamples) > 0 || c.GroupFalloff != 0) && c.Manifold != "groups" {
+		return fmt.Errorf("groupExamples and groupFalloff need manifold = \"groups\" (manifold is %q)", c.Manifold)
+	}
+	if !(c.GroupFalloff >= 0) || math.IsInf(c.GroupFalloff, 0) {
+		return fmt.Errorf("groupFalloff = %g must be non-negative and finite", c.GroupFalloff)
+	}
+	if c.GroupFalloff > 0 && len(c.GroupBoxes) == 0 {
+		return fmt.Errorf("groupFalloff measures from the faces of groupBoxes; give groupBoxes")
+	}
+	for g, l := range c.GroupExamples {
+		if len(l) != len(c.GroupExamples[0]) {
+			return fmt.Errorf("groupExamples[%d] has %d examples, groupExamples[0] %d: every group's manifold needs the same number", g, len(l), len(c.GroupExamples[0]))
+		}
+		if len(l) == 0 && !c.IncludeRest {
+			return fmt.Errorf("groupExamples[%d] is empty and includeRest is false: the group has no example", g)
+		}
 	}
 	for k, b := range c.GroupBoxes {
 		if len(b) != 6 {
@@ -439,6 +458,28 @@ func (c *ExampleBasedForceField) build(grads [][]float64) error {
 		}
 		groupOf, ng = of, n
 	}
+	var sel [][]int
+	if len(c.GroupExamples) > 0 {
+		if len(c.GroupExamples) != ng {
+			return fmt.Errorf("groupExamples has %d lists for %d groups", len(c.GroupExamples), ng)
+		}
+		off := 0
+		if c.IncludeRest {
+			off = 1
+		}
+		sel = make([][]int, ng)
+		for g, l := range c.GroupExamples {
+			if off == 1 {
+				sel[g] = append(sel[g], 0)
+			}
+			for _, j := range l {
+				if j < 0 || j >= len(grads) {
+					return fmt.Errorf("groupExamples[%d] names example %d of %d (0-based)", g, j, len(grads))
+				}
+				sel[g] = append(sel[g], j+off)
+			}
+		}
+	}
 	c.nEx = len(grads)
 	t := &c.terms
 	if c.f332 != nil {
@@ -464,7 +505,19 @@ func (c *ExampleBasedForceField) build(grads [][]float64) error {
 		}
 		exStrain = append(exStrain, s)
 	}
-	if err := c.terms.build(groupOf, ng, vol, exStrain, c.Stiffness, c.NonNegativeWeights); err != nil {
+	if c.GroupFalloff > 0 {
+		// Per-element weights: smoothstep of the distance of the rest
+		// centroid from the nearest face of its group's box.
+		wv := make([]float64, len(vol))
+		for e := range vol {
+			wv[e] = vol[e]
+			if g := groupOf[e]; g >= 0 {
+				wv[e] *= falloffWeight(c.GroupBoxes[g], centre(e), c.GroupFalloff)
+			}
+		}
+		vol = wv
+	}
+	if err := c.terms.build(groupOf, ng, vol, exStrain, sel, c.Stiffness, c.NonNegativeWeights); err != nil {
 		return err
 	}
 	c.forceBody = c.forceRange
@@ -490,6 +543,18 @@ func (c *ExampleBasedForceField) build(grads [][]float64) error {
 	return nil
 }
 
+// falloffWeight is the example stiffness factor of an element with rest
+// centroid p in group box b: smoothstep(d/w), d the distance of p from
+// the box's nearest face, 1 beyond w.
+func falloffWeight(b []float64, p geom.Vec3, w float64) float64 {
+	d := math.Inf(1)
+	for a := 0; a < 3; a++ {
+		d = math.Min(d, math.Min(p[a]-b[a], b[a+3]-p[a]))
+	}
+	r := math.Max(0, math.Min(1, d/w))
+	return r * r * (3 - 2*r)
+}
+
 // SetWorkers fixes the number of workers of the element loops (0:
 // GOMAXPROCS).
 func (c *ExampleBasedForceField) SetWorkers(n int) {
@@ -503,12 +568,13 @@ func (c *ExampleBasedForceField) SetWorkers(n int) {
 func (c *ExampleBasedForceField) NumGroups() int { return len(c.terms.groups) }
 
 // NumPoints returns N, the number of points of every manifold (the
-// examples, and the rest pose first when includeRest).
+// examples, or a group's groupExamples, and the rest pose first when
+// includeRest).
 func (c *ExampleBasedForceField) NumPoints() int { return c.terms.n }
 
 // Weights returns the weights w* of group g (the rest pose's first when
-// includeRest, then the examples') at the most recent AddForce (do not
-// modify).
+// includeRest, then the examples', or those of groupExamples[g] in its
+// order) at the most recent AddForce (do not modify).
 func (c *ExampleBasedForceField) Weights(g int) []float64 {
 	n := c.terms.n
 	return c.terms.lin.w[n*g : n*(g+1)]
@@ -734,11 +800,16 @@ func (ev *exampleEval) size(slots, groups, n, fsz, dsz int) {
 const groupGrain = 64
 
 // build sets up the slots and manifolds: groupOf gives each element's
-// group (−1: none) among ng; exStrain the N manifold points' strain
-// descriptors over all elements (t.dsz per element each); vol the weight
-// of each element's descriptor rows in the projection and the energy.
-func (t *exampleTerms) build(groupOf []int, ng int, vol []float64, exStrain [][]float64, k float64, nonNeg bool) error {
+// group (−1: none) among ng; exStrain the manifold points' strain
+// descriptors over all elements (t.dsz per element each); sel, when not
+// nil, the points of each group's manifold (indices into exStrain, the
+// same number N for every group; nil: all of them); vol the weight of
+// each element's descriptor rows in the projection and the energy.
+func (t *exampleTerms) build(groupOf []int, ng int, vol []float64, exStrain [][]float64, sel [][]int, k float64, nonNeg bool) error {
 	t.k, t.n, t.nonNeg = k, len(exStrain), nonNeg
+	if sel != nil {
+		t.n = len(sel[0])
+	}
 	ds := t.dsz
 	t.groupOfElem = groupOf
 	// Slots group by group, elements in increasing order within a group.
@@ -770,10 +841,14 @@ func (t *exampleTerms) build(groupOf []int, ng int, vol []float64, exStrain [][]
 		rows := ds * count[g]
 		pts := make([][]float64, t.n)
 		for j := range pts {
+			src := exStrain[j]
+			if sel != nil {
+				src = exStrain[sel[g][j]]
+			}
 			pts[j] = make([]float64, rows)
 			for i := 0; i < count[g]; i++ {
 				e := int(t.elem[first[g]+i])
-				copy(pts[j][ds*i:ds*i+ds], exStrain[j][ds*e:ds*e+ds])
+				copy(pts[j][ds*i:ds*i+ds], src[ds*e:ds*e+ds])
 			}
 		}
 		rho := make([]float64, rows)
