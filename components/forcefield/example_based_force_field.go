@@ -507,12 +507,25 @@ func (c *ExampleBasedForceField) build(grads [][]float64) error {
 	}
 	if c.GroupFalloff > 0 {
 		// Per-element weights: smoothstep of the distance of the rest
-		// centroid from the nearest face of its group's box.
+		// centroid from the nearest face of its group's box. An element
+		// of weight 0 (its centroid on a face) leaves its group: it has no
+		// term, and the manifold's row weights must be positive.
 		wv := make([]float64, len(vol))
+		left := make([]int, ng)
 		for e := range vol {
 			wv[e] = vol[e]
 			if g := groupOf[e]; g >= 0 {
 				wv[e] *= falloffWeight(c.GroupBoxes[g], centre(e), c.GroupFalloff)
+				if wv[e] == 0 {
+					groupOf[e] = -1
+				} else {
+					left[g]++
+				}
+			}
+		}
+		for g, n := range left {
+			if n == 0 {
+				return fmt.Errorf("groupFalloff = %g leaves no %s of groupBoxes[%d] a positive weight (every centroid on a face of the box)", c.GroupFalloff, map[bool]string{true: "tetrahedron", false: "sample"}[mesh != nil], g)
 			}
 		}
 		vol = wv

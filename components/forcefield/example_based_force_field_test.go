@@ -223,6 +223,8 @@ func TestExampleFixture(t *testing.T) {
 		{"global, w ≥ 0", []int{0, 1, 2}, "nonNegativeWeights = true\n  includeRest = true"},
 		{"groups: half the bar", []int{0, 2}, "includeRest = true\n  manifold = \"groups\"\n  groupBoxes = [[-1, -1, -1, 0.2, 1, 1]]"},
 		{"groups: two halves, w ≥ 0", []int{0, 1, 2}, "manifold = \"groups\"\n  nonNegativeWeights = true\n  groupBoxes = [[-1, -1, -1, 0.2, 1, 1], [0.2, -1, -1, 1, 1, 1]]"},
+		{"groups: own examples, falloff", []int{0, 1, 2}, "includeRest = true\n  manifold = \"groups\"\n  groupBoxes = [[-1, -1, -1, 0.2, 1, 1], [0.2, -1, -1, 1, 1, 1]]\n  groupExamples = [[0, 2], [1, 0]]\n  groupFalloff = 0.1"},
+		{"groups: one example each, falloff, w ≥ 0", []int{0, 1, 2}, "manifold = \"groups\"\n  nonNegativeWeights = true\n  groupBoxes = [[-1, -1, -1, 0.25, 1, 1], [0.15, -1, -1, 1, 1, 1]]\n  groupExamples = [[2], [1]]\n  groupFalloff = 0.08"},
 		{"elements", []int{0, 1, 2}, "manifold = \"elements\"\n  includeRest = true"},
 		{"elements, w ≥ 0", []int{0, 1, 2}, "manifold = \"elements\"\n  nonNegativeWeights = true"},
 	}
@@ -480,6 +482,13 @@ func TestExampleSceneErrors(t *testing.T) {
 		{"vertex count", strings.Replace(b.scene([]int{0}, ""), b.files[0], small, 1), "has 10 vertices but state"},
 		{"inline size", noEx + "  examplePositions = [[[0, 0, 0]]]\n", "has 1 points but state"},
 		{"unknown manifold", b.scene([]int{0}, "manifold = \"regions\""), "regions"},
+		{"groupExamples without groups", b.scene([]int{0}, "groupExamples = [[0]]"), "need manifold = \"groups\""},
+		{"groupExamples of unequal length", b.scene([]int{0, 1}, "manifold = \"groups\"\n  groupBoxes = [[-1, -1, -1, 0.2, 1, 1], [0.2, -1, -1, 1, 1, 1]]\n  groupExamples = [[0], [0, 1]]"), "the same number"},
+		{"groupExamples per group", b.scene([]int{0, 1}, "manifold = \"groups\"\n  groupBoxes = [[-1, -1, -1, 0.2, 1, 1], [0.2, -1, -1, 1, 1, 1]]\n  groupExamples = [[0]]"), "1 lists for 2 groups"},
+		{"groupExamples index", b.scene([]int{0, 1}, "manifold = \"groups\"\n  groupBoxes = [[-1, -1, -1, 0.2, 1, 1]]\n  groupExamples = [[2]]"), "names example 2 of 2"},
+		{"empty groupExamples", b.scene([]int{0}, "manifold = \"groups\"\n  groupBoxes = [[-1, -1, -1, 0.2, 1, 1]]\n  groupExamples = [[]]"), "has no example"},
+		{"groupFalloff without boxes", b.scene([]int{0}, "manifold = \"groups\"\n  groupIndices = [0]\n  groupFalloff = 0.1"), "give groupBoxes"},
+		{"negative groupFalloff", b.scene([]int{0}, "manifold = \"groups\"\n  groupBoxes = [[-1, -1, -1, 0.2, 1, 1]]\n  groupFalloff = -0.1"), "groupFalloff"},
 	}
 	for _, c := range cases {
 		s, err := graph.Load("bad.toml", []byte(c.text))
@@ -491,5 +500,82 @@ func TestExampleSceneErrors(t *testing.T) {
 			continue
 		}
 		t.Logf("%s: %v", c.name, err)
+	}
+}
+
+// TestExampleGroupFalloff: with groupFalloff = w the term of an element
+// is weighted by smoothstep(d/w), d the distance of its rest centroid from
+// the nearest face of its group's box. With one example and no rest pose
+// the manifold is a point (w* = 1 whatever the weights), so the energy must
+// be Σₑ φₑ Wₑ with Wₑ the elements' terms without falloff — recomputed here
+// from the definition of φ, on the elements the ramp cuts (some φ strictly
+// between 0 and 1) and at a random configuration.
+func TestExampleGroupFalloff(t *testing.T) {
+	b := newExampleBar(t)
+	box := []float64{-1, -1, -1, 0.25, 1, 1}
+	const w = 0.1
+	groups := fmt.Sprintf("manifold = \"groups\"\n  groupBoxes = [[%g, %g, %g, %g, %g, %g]]", box[0], box[1], box[2], box[3], box[4], box[5])
+	plain := b.load(t, []int{1}, groups)
+	ramp := b.load(t, []int{1}, groups+fmt.Sprintf("\n  groupFalloff = %g", w))
+	x := b.configs(rand.New(rand.NewPCG(5, 6)))["random"]
+	plain.PotentialEnergy(x)
+	want, cut := 0.0, 0
+	for s := 0; s < plain.terms.numSlots(); s++ {
+		e := int(plain.terms.elem[s])
+		var c geom.Vec3
+		for _, v := range b.tets[e] {
+			c = c.Add(geom.At(b.rest, v))
+		}
+		c = c.Scale(0.25)
+		d := math.Inf(1)
+		for a := 0; a < 3; a++ {
+			d = math.Min(d, math.Min(c[a]-box[a], box[a+3]-c[a]))
+		}
+		r := math.Min(1, d/w)
+		phi := r * r * (3 - 2*r)
+		if phi > 0 && phi < 1 {
+			cut++
+		}
+		want += phi * plain.terms.tmp.energy[s]
+	}
+	got := ramp.PotentialEnergy(x)
+	if cut == 0 {
+		t.Fatal("test setup: the ramp cuts no element")
+	}
+	// Sums of the same products in another order: rounding.
+	if rel := math.Abs(got-want) / want; rel > 1e-13 {
+		t.Errorf("energy with falloff %.17g, Σ φ W %.17g (relative %.3g)", got, want, rel)
+	}
+	t.Logf("%d of %d elements on the ramp; energy %.6g J without falloff, %.6g J with", cut, plain.terms.numSlots(), plain.PotentialEnergy(x), got)
+}
+
+// TestExampleGroupExamples: groupExamples gives each group its own
+// manifold. With the same example in both groups it is the plain two-group
+// manifold of that example (forces bitwise equal); with its own example in
+// each, at the pose of group 1's example group 1 projects onto it exactly
+// (weights rest 0, example 1), while group 0 does not.
+func TestExampleGroupExamples(t *testing.T) {
+	b := newExampleBar(t)
+	groups := "includeRest = true\n  manifold = \"groups\"\n  groupBoxes = [[-1, -1, -1, 0.2, 1, 1], [0.2, -1, -1, 1, 1, 1]]"
+	x := b.configs(rand.New(rand.NewPCG(7, 8)))["random"]
+	one := b.load(t, []int{1}, groups)
+	sel := b.load(t, []int{0, 1, 2}, groups+"\n  groupExamples = [[1], [1]]")
+	f1, f2 := make([]float64, len(x)), make([]float64, len(x))
+	one.AddForce(f1, x, nil)
+	sel.AddForce(f2, x, nil)
+	for i := range f1 {
+		if f1[i] != f2[i] {
+			t.Fatalf("force %d: %g with examples = [1], %g with groupExamples = [[1], [1]]", i, f1[i], f2[i])
+		}
+	}
+	own := b.load(t, []int{0, 1, 2}, groups+"\n  groupExamples = [[0], [1]]")
+	f := make([]float64, len(x))
+	own.AddForce(f, b.examples[1], nil)
+	w0, w1 := own.Weights(0), own.Weights(1)
+	if math.Abs(w1[0]) > 1e-12 || math.Abs(w1[1]-1) > 1e-12 {
+		t.Errorf("group 1 at its example: weights %v, want [0 1]", w1)
+	}
+	if math.Abs(w0[1]-1) < 1e-3 {
+		t.Errorf("group 0 at group 1's example: weights %v, should not be its own example", w0)
 	}
 }
