@@ -153,7 +153,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	snapshot := fs.String("snapshot", "", "start from the positions of a simulated state in this runscene -dump JSON file (with -state) instead of the rest mesh's")
 	statePath := fs.String("state", "", "with -snapshot: the path of the state in the dump (e.g. plain/dofs)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: posegen (-in REST | -box -min x,y,z -max x,y,z -n i,j,k) [-twist '…'] [-bend '…'] [-scale '…'] -o FILE")
+		fmt.Fprintln(stderr, "usage: posegen (-in REST | -box -min x,y,z -max x,y,z -n i,j,k) [-snapshot DUMP.json -state PATH] [-twist '…'] [-bend '…'] [-scale '…'] [-bulge '…'] -o FILE")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {

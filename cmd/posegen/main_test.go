@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -96,6 +97,9 @@ func checkShipped(t *testing.T, scene, cmd string) {
 	args := splitQuoted(t, cmd)
 	shipped, fresh := "", ""
 	for i := range args {
+		if (args[i] == "-snapshot" || args[i] == "-in") && i+1 < len(args) {
+			args[i+1] = filepath.Join("../..", args[i+1]) // paths in the comments are from the repository's root
+		}
 		if args[i] == "-o" && i+1 < len(args) {
 			shipped = filepath.Join("../..", args[i+1])
 			fresh = filepath.Join(t.TempDir(), filepath.Base(args[i+1]))
@@ -177,6 +181,9 @@ func TestUsageErrors(t *testing.T) {
 		{append(box, "-bulge", "axis=y out=y amount=0.3", "-o", out), 2, "perpendicular"},
 		{append(box, "-bulge", "axis=y out=z amount=0.3 afrom=0", "-o", out), 2, "afrom needs across"},
 		{append(box, "-bulge", "axis=y out=z amount=0.3 axial=0", "-o", out), 2, "positive"},
+		{append(box, "-twist", "axis=x angle=10", "-snapshot", "d.json", "-o", out), 2, "-snapshot FILE and -state PATH go together"},
+		{append(box, "-twist", "axis=x angle=10", "-state", "a/dofs", "-o", out), 2, "-snapshot FILE and -state PATH go together"},
+		{append(box, "-twist", "axis=x angle=10", "-snapshot", filepath.Join(dir, "none.json"), "-state", "a/dofs", "-o", out), 1, "none.json"},
 	}
 	for _, c := range cases {
 		var stdout, stderr bytes.Buffer
@@ -187,5 +194,85 @@ func TestUsageErrors(t *testing.T) {
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Errorf("a failed run wrote %s", out)
+	}
+}
+
+// TestSnapshot: with -snapshot and -state the deformations start from the
+// positions of a state in a runscene -dump file (here one written by hand
+// in the dump's format, with two states), as pose.Apply computes them from
+// those positions; a missing state or a wrong point count is an error that
+// says so.
+func TestSnapshot(t *testing.T) {
+	dir := t.TempDir()
+	g, err := topology.NewRegularGrid([3]float64{0, 0, 0}, [3]float64{0.4, 0.2, 0.2}, [3]int{5, 3, 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rest := g.Points()
+	snap := make([]float64, len(rest))
+	for i := range rest {
+		snap[i] = rest[i] + 0.01*math.Sin(float64(7*i)) // a "simulated" state
+	}
+	rows := func(p []float64) string {
+		var b strings.Builder
+		for i := 0; i < len(p); i += 3 {
+			if i > 0 {
+				b.WriteString(",\n    ")
+			}
+			b.WriteString("[" + strconv.FormatFloat(p[i], 'g', -1, 64) + "," + strconv.FormatFloat(p[i+1], 'g', -1, 64) + "," + strconv.FormatFloat(p[i+2], 'g', -1, 64) + "]")
+		}
+		return b.String()
+	}
+	dump := filepath.Join(dir, "d.json")
+	text := `{"time": 1, "steps": 10, "energy": {"kinetic": 0, "potential": 1},
+ "states": [
+  {"path": "other/dofs", "template": "Vec3", "position": [[0,0,0]], "velocity": [[0,0,0]], "force": [[0,0,0]]},
+  {"path": "block/dofs", "template": "Vec3", "position": [` + rows(snap) + `], "velocity": [], "force": []}]}`
+	if err := os.WriteFile(dump, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lo, hi := pose.Bounds(snap)
+	b := pose.Bulge{Center: lo.Add(hi).Scale(0.5), Axis: geom.Vec3{0, 1, 0}, Out: geom.Vec3{0, 0, 1}, From: lo[1], To: hi[1], Amount: 0.3, Axial: 1,
+		Across: geom.Vec3{1, 0, 0}, AcrossFrom: -1, AcrossTo: 0.25, Blend: 0.1}
+	want, err := pose.Apply(snap, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "e.vtk")
+	args := []string{"-box", "-min", "0,0,0", "-max", "0.4,0.2,0.2", "-n", "5,3,3", "-snapshot", dump, "-state", "block/dofs",
+		"-bulge", "axis=y out=z amount=0.3 across=x afrom=-1 ato=0.25 blend=0.1", "-o", out}
+	var stdout, stderr bytes.Buffer
+	if code := run(args, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	m, err := meshio.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved, kept := 0, 0
+	for i := range want {
+		if m.Points[i] != want[i] {
+			t.Fatalf("coordinate %d: %g, pose.Apply on the snapshot %g", i, m.Points[i], want[i])
+		}
+		if want[i] != snap[i] {
+			moved++
+		} else {
+			kept++
+		}
+	}
+	if moved == 0 || kept == 0 {
+		t.Fatalf("test setup: %d coordinates moved by the bulge, %d kept", moved, kept)
+	}
+	for _, c := range []struct{ state, want string }{
+		{"nope/dofs", "no state \"nope/dofs\" (states: other/dofs, block/dofs)"},
+		{"other/dofs", "has 1 points, the rest mesh 45"},
+	} {
+		a := append([]string(nil), args...)
+		a[10] = c.state
+		stdout.Reset()
+		stderr.Reset()
+		if code := run(a, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), c.want) {
+			t.Errorf("-state %s: exit %d, %q; want exit 1 mentioning %q", c.state, code, stderr.String(), c.want)
+		}
 	}
 }
