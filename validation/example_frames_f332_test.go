@@ -18,7 +18,7 @@ import (
 // blocks of 2×2×2 voxels), the example term integrated over each block.
 
 // framesSceneF332 is framesScene with F332 samples of order 4.
-func framesSceneF332(t *testing.T, material bool, k float64) string {
+func framesSceneF332(t testing.TB, material bool, k float64) string {
 	s := framesScene(material, k)
 	s = framesReplaceOnce(t, s, `template = "F331"`, `template = "F332"`)
 	return framesReplaceOnce(t, s, "resolution = [10, 2, 2]\n", "resolution = [10, 2, 2]\n    order = 4\n")
