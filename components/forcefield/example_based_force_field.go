@@ -34,7 +34,12 @@ import (
 // of elements: the whole mesh (manifold = "global"), groups of elements by
 // groupIndices or groupBoxes on the rest centroids ("groups": local
 // examples; elements in no group get no example term), or each element
-// alone ("elements").
+// alone ("elements"). With groups, groupExamples gives each group its own
+// examples, and groupFalloff weights each element's term (in the
+// projection and the energy alike) by a smoothstep of its distance from
+// its group box's faces, so that the term ends smoothly at a region's edge
+// rather than with a jump of its stress, which the material outside feels
+// (scenes/example_fem_sneaker.toml).
 //
 // Projection. Per group g, every evaluation solves
 //
@@ -755,7 +760,7 @@ type exampleTerms struct {
 	frozenWeights bool
 	// Per slot.
 	elem []int32   // element of the slot
-	vol  []float64 // rest volume
+	vol  []float64 // rest volume (times the groupFalloff weight)
 	// Per element: its group (−1: none).
 	groupOfElem []int
 	groups      []exampleGroup
