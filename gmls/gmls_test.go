@@ -3,6 +3,7 @@ package gmls
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -648,5 +649,25 @@ func TestLectureFormulas(t *testing.T) {
 		if worst > 1e-12 {
 			t.Errorf("%s: shape functions differ from the lecture's formulas by %.3g (relative)", order, worst)
 		}
+	}
+}
+
+// TestEvaluateDeterministic: Evaluate gives the same bits on one and on
+// several goroutines (each point is computed alone into its own slots).
+func TestEvaluateDeterministic(t *testing.T) {
+	rng := rand.New(rand.NewPCG(10, 1))
+	ly := layouts(rng)[5]
+	nd, _ := NewNodes(Quadratic, ly.nodes, ly.radius)
+	pts := slices.Repeat(ly.points, 10) // 2,000 points: enough to split
+	prev := runtime.GOMAXPROCS(1)
+	one, err := nd.Evaluate(pts, 2)
+	runtime.GOMAXPROCS(max(prev, 4))
+	many, err2 := nd.Evaluate(pts, 2)
+	runtime.GOMAXPROCS(prev)
+	if err != nil || err2 != nil {
+		t.Fatal(err, err2)
+	}
+	if !slices.Equal(one.Offsets, many.Offsets) || !slices.Equal(one.Nodes, many.Nodes) || !slices.Equal(one.Values, many.Values) {
+		t.Error("Evaluate differs between 1 and several goroutines")
 	}
 }
