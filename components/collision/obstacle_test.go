@@ -108,6 +108,8 @@ func obstacleCases(t *testing.T) []struct {
 			}, 0.01},
 		{"sphere", &SphereForceField{Center: [3]float64{0.1, -0.2, 0.3}, Radius: 0.4, Penalty: pen},
 			inBall(geom.Vec3{0.1, -0.2, 0.3}, 0.35), 0.02},
+		{"sphere with thickness", &SphereForceField{Center: [3]float64{0.1, -0.2, 0.3}, Radius: 0.4, Thickness: 0.03, Penalty: pen},
+			inBall(geom.Vec3{0.1, -0.2, 0.3}, 0.4), 0.02},
 		{"box", &BoxForceField{Center: [3]float64{0.2, 0, -0.1}, HalfSize: [3]float64{0.5, 0.2, 0.3}, Rotation: [3]float64{10, 20, 30}, Penalty: pen},
 			func(rng *rand.Rand) geom.Vec3 {
 				r := rotationMatrix([3]float64{10, 20, 30})

@@ -17,10 +17,17 @@ import (
 //
 // the λH term being the turning of the normal as a point slides sideways
 // (SOFA's SphereForceField has the same tangent).
+//
+// Thickness t (default 0) is a collision thickness: the points are kept at
+// R + t from the centre (R replaced by R + t above) while pictures draw
+// the ball of radius R. A shell or cloth whose mid-surface carries the
+// points then rests on the ball at its half thickness instead of sinking
+// its drawn triangles (chords between points on the sphere) into it.
 type SphereForceField struct {
 	graph.ObjectBase
-	Center [3]float64 `toml:"center" doc:"centre of the sphere" unit:"m"`
-	Radius float64    `toml:"radius" doc:"radius of the sphere" unit:"m" range:"(0,inf)" required:"true"`
+	Center    [3]float64 `toml:"center" doc:"centre of the sphere" unit:"m"`
+	Radius    float64    `toml:"radius" doc:"radius of the sphere" unit:"m" range:"(0,inf)" required:"true"`
+	Thickness float64    `toml:"thickness" doc:"collision thickness: points are pushed out to radius + thickness from the centre (e.g. half a shell's thickness, which keeps its drawn triangles outside the ball); pictures draw the ball at radius" unit:"m" range:"[0,inf)"`
 	Penalty
 	ObstacleMotion
 
@@ -32,14 +39,14 @@ func init() {
 		Name: "SphereForceField",
 		Kind: graph.KindForceField,
 		Summary: "A ball obstacle (center, radius; static, or translated along keyTimes/translations): points inside are pushed out radially by the penalty γδ (W = γ/2 δ²) with a normal dashpot and regularised Coulomb friction; " +
-			"exact tangent including the turning of the normal.",
+			"exact tangent including the turning of the normal; optional collision thickness (points kept at radius + thickness, the ball drawn at radius).",
 		New: func() graph.Object { return &SphereForceField{Penalty: defaultPenalty()} },
 	})
 }
 
 // Validate checks the penalty parameters.
 func (s *SphereForceField) Validate() error {
-	s.obs = obstacle{pen: &s.Penalty, shape: sphereShape{c: s.Center, r: s.Radius}}
+	s.obs = obstacle{pen: &s.Penalty, shape: sphereShape{c: s.Center, r: s.Radius + s.Thickness}}
 	if err := s.checkMotion(); err != nil {
 		return err
 	}
