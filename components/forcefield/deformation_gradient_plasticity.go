@@ -98,7 +98,7 @@ type samplePlastic struct {
 }
 
 // initPlasticity turns plasticity on when the fields ask for it (end of
-// initialise).
+// initialise): Init and Reinit start from zero plastic strains.
 func (c *DeformationGradientForceField) initPlasticity(n int) error {
 	c.plastic = nil
 	if c.PlasticMaxThreshold <= 0 {
@@ -119,19 +119,21 @@ func (c *DeformationGradientForceField) initPlasticity(n int) error {
 		p.bw = make([]geom.Mat3, n)
 		if c.mode == f332Voxels {
 			c.initVoxelPlasticity(p, n)
-		}
-		for s := 0; s < n && c.mode != f332Voxels; s++ {
-			M := momentMatrix(c.moments[geom.NumMoments*s : geom.NumMoments*(s+1)])
-			m0 := M[0][0]
-			if !(m0 > 0) {
-				continue // no material: no energy, no flow
-			}
-			for k := 0; k < 3; k++ {
-				p.cbar[s][k] = M[0][k+1] / m0
-			}
-			for k := 0; k < 3; k++ {
-				for l := 0; l < 3; l++ {
-					p.bw[s][3*k+l] = 3 * (M[k+1][l+1]/m0 - p.cbar[s][k]*p.cbar[s][l])
+		} else {
+			// Centroid and bending-norm weights from the region moments.
+			for s := 0; s < n; s++ {
+				M := momentMatrix(c.moments[geom.NumMoments*s : geom.NumMoments*(s+1)])
+				m0 := M[0][0]
+				if !(m0 > 0) {
+					continue // no material: no energy, no flow
+				}
+				for k := 0; k < 3; k++ {
+					p.cbar[s][k] = M[0][k+1] / m0
+				}
+				for k := 0; k < 3; k++ {
+					for l := 0; l < 3; l++ {
+						p.bw[s][3*k+l] = 3 * (M[k+1][l+1]/m0 - p.cbar[s][k]*p.cbar[s][l])
+					}
 				}
 			}
 		}
