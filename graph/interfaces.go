@@ -409,6 +409,26 @@ type StateDriver interface {
 	DrivenStates() []State
 }
 
+// ConstraintBasis is implemented by interaction constraints whose
+// projector P is the orthogonal projection onto motions in which some
+// derivative components (the dependent ones) follow others linearly:
+// x_d = Σ_j T_dj x_j (AttachConstraint: attached points follow the first
+// point of their group, or their rigid frame). Range(P) is then the range
+// of the basis T (the identity on the other components), and solving the
+// projected system P A P x = P b with x in range(P) — what conjugate
+// gradients do matrix free — is solving the reduced system
+// Tᵀ A T y = Tᵀ b with x = T y: an assembled solver can factorise it.
+type ConstraintBasis interface {
+	InteractionConstraint
+	// BasisEntries writes T_dj for every dependent component d (row) and
+	// the component j it follows (column), both in the derivative layout
+	// of States() concatenated (state k starting after the sizes of the
+	// states before it), at the current positions. The entries written
+	// depend on the constraint's structure only (zeros included); a
+	// column is never a dependent component.
+	BasisEntries(m MatrixAccumulator)
+}
+
 // SparseJacobianMapping is implemented by mappings that can write their
 // Jacobian J = ∂childX/∂parentX (at the parent coordinates of the last
 // Apply, in the derivative layouts: row i·DerivSize(child) + c, column

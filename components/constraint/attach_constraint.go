@@ -43,9 +43,9 @@ import (
 // system exactly: P(f) = 0 is the balance of the attached points' total
 // force (and moment, for a rigid body), and two meshes attached along a
 // face behave exactly as one mesh holding both (the attached points' masses
-// and loads add up). SparseCholeskySolver does not take constraints that
-// mix DOFs (it stops with an error naming them; use CGLinearSolver or
-// DenseDirectSolver). An explicit solver projects accelerations: exact
+// and loads add up). The assembled solvers (SparseCholeskySolver,
+// PCGLinearSolver) solve the same system reduced to the independent
+// components, through BasisEntries (graph.ConstraintBasis). An explicit solver projects accelerations: exact
 // when attached points have equal masses, else the mean of their
 // accelerations instead of the total force over the total mass (use an
 // implicit solver). Unlike SOFA's default (twoWay = false, object2
@@ -484,6 +484,51 @@ func solve6(A [6][6]float64, b [6]float64) [6]float64 {
 		x[i] = s / L[i][i]
 	}
 	return x
+}
+
+var _ graph.ConstraintBasis = (*AttachConstraint)(nil)
+
+// BasisEntries implements graph.ConstraintBasis: the projections above
+// are orthogonal onto "every member of a group equals its first member"
+// (entries 1) and "each point moves as its frame", d = v + ω × r =
+// v − [r]× ω at the current offsets r (3 + 9 entries per point, zeros of
+// [r]× included), so assembled solvers can solve the reduced system.
+func (c *AttachConstraint) BasisEntries(m graph.MatrixAccumulator) {
+	offs := make([]int, len(c.states))
+	for k := 1; k < len(c.states); k++ {
+		st := c.states[k-1]
+		offs[k] = offs[k-1] + st.Size()*st.Template().DerivSize()
+	}
+	if c.rigid {
+		x1, x2 := c.states[0].Vec(graph.Position), c.states[c.s2].Vec(graph.Position)
+		o2 := offs[c.s2]
+		for _, fr := range c.frames {
+			f := fr.frame
+			t := geom.Vec3{x1[7*f], x1[7*f+1], x1[7*f+2]}
+			for _, j := range fr.points {
+				rs := geom.At(x2, j).Sub(t).Skew()
+				for p := 0; p < 3; p++ {
+					row := o2 + 3*j + p
+					m.Add(row, 6*f+p, 1)
+					for q := 0; q < 3; q++ {
+						m.Add(row, 6*f+3+q, -rs[3*p+q])
+					}
+				}
+			}
+		}
+		return
+	}
+	n := c.n
+	for g := 0; g+1 < len(c.start); g++ {
+		a := c.start[g]
+		col := offs[c.mState[a]] + n*c.mIdx[a]
+		for mb := a + 1; mb < c.start[g+1]; mb++ {
+			row := offs[c.mState[mb]] + n*c.mIdx[mb]
+			for j := 0; j < n; j++ {
+				m.Add(row+j, col+j, 1)
+			}
+		}
+	}
 }
 
 // ProjectPosition implements graph.InteractionConstraint: each group at

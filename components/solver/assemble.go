@@ -191,3 +191,32 @@ func projectorDiagonal(ops *graph.Ops, states []graph.State, offsets []int, diag
 	}
 	return false, allFree
 }
+
+// stateProjectorDiagonal is projectorDiagonal for the per-state
+// projective constraints only (those of the independent states' nodes),
+// for subtrees whose interaction constraints are handled by a basis
+// (reduction).
+func stateProjectorDiagonal(states []graph.State, offsets []int, diag, w, pw []float64) (general bool) {
+	for i := range diag {
+		diag[i] = 1
+		w[i] = float64(i%7) + 0.5
+	}
+	copy(pw, w)
+	for si, st := range states {
+		nd := st.Base().Node
+		if nd == nil {
+			continue
+		}
+		sz := st.Size() * st.Template().DerivSize()
+		for _, c := range nd.Constraints() {
+			c.ProjectResponse(diag[offsets[si] : offsets[si]+sz])
+			c.ProjectResponse(pw[offsets[si] : offsets[si]+sz])
+		}
+	}
+	for i, p := range diag {
+		if (p != 0 && p != 1) || pw[i] != p*w[i] {
+			return true
+		}
+	}
+	return false
+}

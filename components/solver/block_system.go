@@ -66,6 +66,14 @@ type blockSystem struct {
 	// damping matrices, probed stiffnesses) instead of refusing it.
 	throughMappings bool
 	mapped          mappedSystem
+
+	// Interaction constraints that make components follow others
+	// (graph.ConstraintBasis): the system is reduced to Tᵀ A T (see
+	// reduction); redOK is false when some interaction constraint gives
+	// no basis (the projector is then general: refused).
+	red    reduction
+	redOK  bool
+	fixedA *sparse.BSR3 // the matrix zero and one index
 }
 
 // sysSource is one component writing into A.
@@ -108,6 +116,7 @@ func (s *blockSystem) layout(ops *graph.Ops) bool {
 	s.diag = make([]float64, n)
 	s.w = make([]float64, n)
 	s.pw = make([]float64, n)
+	s.redOK = s.red.setConstraints(ops.Root, s.states, s.offsets, s.sizes)
 	return true
 }
 
@@ -123,11 +132,24 @@ func (s *blockSystem) check(ops *graph.Ops, needB bool) error {
 	return nil
 }
 
-// findFixed computes the fixed unknowns from the projector of ops.
+// findFixed computes the fixed unknowns from the projector of ops, and
+// the basis T of the interaction constraints that give one: their
+// dependent components count as fixed (identity rows of the reduced
+// system, expanded after the solve).
 func (s *blockSystem) findFixed(ops *graph.Ops) error {
-	general, _ := projectorDiagonal(ops, s.states, s.offsets, s.diag, s.w, s.pw)
+	var general bool
+	if s.redOK {
+		general = stateProjectorDiagonal(s.states, s.offsets, s.diag, s.w, s.pw)
+	} else {
+		general, _ = projectorDiagonal(ops, s.states, s.offsets, s.diag, s.w, s.pw)
+	}
 	if general {
 		return errGeneralProjector
+	}
+	if s.redOK {
+		if err := s.red.basis(s.n); err != nil {
+			return err
+		}
 	}
 	clear(s.fixed)
 	for si, off := range s.offsets {
@@ -138,7 +160,26 @@ func (s *blockSystem) findFixed(ops *graph.Ops) error {
 			s.fixed[i] = true // padding
 		}
 	}
+	for _, g := range s.red.row {
+		s.fixed[g] = true
+	}
 	return nil
+}
+
+// reduceRHS sets v ← Tᵀ v when constraints make components follow
+// others (before the fixed entries are zeroed).
+func (s *blockSystem) reduceRHS(v []float64) {
+	if s.red.active() {
+		s.red.reduceVec(v)
+	}
+}
+
+// expand sets v ← T v: the dependent components from the ones they
+// follow.
+func (s *blockSystem) expand(v []float64) {
+	if s.red.active() {
+		s.red.expand(v)
+	}
 }
 
 // collect finds the sources on the independent states' nodes.
@@ -228,8 +269,15 @@ func (s *blockSystem) assemble(ops *graph.Ops, m, b, k float64) (*sparse.BSR3, e
 			return nil, err
 		}
 	}
-	s.applyFixed()
-	return s.asm.A, nil
+	A := s.asm.A
+	if s.red.active() {
+		var err error
+		if A, err = s.red.matrix(A); err != nil {
+			return nil, err
+		}
+	}
+	s.applyFixed(A)
+	return A, nil
 }
 
 // assemblePartial returns m·M + k·K of what the independent states'
@@ -250,7 +298,7 @@ func (s *blockSystem) assemblePartial(ops *graph.Ops, m, k float64, fixed bool) 
 		}
 	}
 	if fixed {
-		s.applyFixed()
+		s.applyFixed(s.asm.A)
 	}
 	return s.asm.A, nil
 }
@@ -401,7 +449,7 @@ func (s *blockSystem) exactlyAssembled(ops *graph.Ops, b float64) bool {
 // (the closed-form element and mass blocks): no scalar entries, nothing
 // from the assembly through mappings.
 func (s *blockSystem) closedForm() bool {
-	return len(s.rec.rows) == 0 && len(s.mapped.vals) == 0 && !s.hasScalar()
+	return len(s.rec.rows) == 0 && len(s.mapped.vals) == 0 && !s.hasScalar() && !s.red.active()
 }
 
 func (s *blockSystem) hasScalar() bool {
@@ -413,11 +461,12 @@ func (s *blockSystem) hasScalar() bool {
 	return false
 }
 
-// applyFixed zeroes the fixed rows and columns and puts 1 on their
-// diagonal (the index lists are recomputed when the fixed set changes).
-func (s *blockSystem) applyFixed() {
-	a := s.asm.A
-	if !slices.Equal(s.fixed, s.fixedFor) {
+// applyFixed zeroes the fixed rows and columns of a and puts 1 on their
+// diagonal (the index lists are recomputed when the fixed set or the
+// matrix changes).
+func (s *blockSystem) applyFixed(a *sparse.BSR3) {
+	if a != s.fixedA || !slices.Equal(s.fixed, s.fixedFor) {
+		s.fixedA = a
 		s.zero, s.one = s.zero[:0], s.one[:0]
 		for i := 0; i < a.N; i++ {
 			fr := s.fixed[3*i] || s.fixed[3*i+1] || s.fixed[3*i+2]

@@ -383,6 +383,11 @@ func TestSparseCholeskyMatchesCGOnMappedScenes(t *testing.T) {
     iterations = 1000
     tolerance = 1e-9`, strings.ReplaceAll(lin, "\n  ", "\n    ")}
 		}},
+		{"attached_beams.toml", 40, "bridge/b/dofs", func(lin string) []string {
+			return []string{`type = "CGLinearSolver"
+  iterations = 2000
+  tolerance = 1e-8`, lin}
+		}},
 		{"drop.toml", 80, "cylinder/dofs", func(lin string) []string {
 			return []string{"translation = [-0.2165, 0.5, 0]", "translation = [-0.2165, 0.055, 0]", `type = "SparseCholeskySolver"`, lin}
 		}},
