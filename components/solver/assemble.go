@@ -193,22 +193,18 @@ func projectorDiagonal(ops *graph.Ops, states []graph.State, offsets []int, diag
 }
 
 // stateProjectorDiagonal is projectorDiagonal for the per-state
-// projective constraints only (those of the independent states' nodes),
+// projective constraints only (cons[i]: those of the node of states[i]),
 // for subtrees whose interaction constraints are handled by a basis
 // (reduction).
-func stateProjectorDiagonal(states []graph.State, offsets []int, diag, w, pw []float64) (general bool) {
+func stateProjectorDiagonal(states []graph.State, cons [][]graph.ProjectiveConstraint, offsets []int, diag, w, pw []float64) (general bool) {
 	for i := range diag {
 		diag[i] = 1
 		w[i] = float64(i%7) + 0.5
 	}
 	copy(pw, w)
 	for si, st := range states {
-		nd := st.Base().Node
-		if nd == nil {
-			continue
-		}
 		sz := st.Size() * st.Template().DerivSize()
-		for _, c := range nd.Constraints() {
+		for _, c := range cons[si] {
 			c.ProjectResponse(diag[offsets[si] : offsets[si]+sz])
 			c.ProjectResponse(pw[offsets[si] : offsets[si]+sz])
 		}

@@ -73,6 +73,7 @@ type blockSystem struct {
 	// no basis (the projector is then general: refused).
 	red    reduction
 	redOK  bool
+	cons   [][]graph.ProjectiveConstraint // per state: its node's projective constraints
 	fixedA *sparse.BSR3 // the matrix zero and one index
 }
 
@@ -117,6 +118,14 @@ func (s *blockSystem) layout(ops *graph.Ops) bool {
 	s.w = make([]float64, n)
 	s.pw = make([]float64, n)
 	s.redOK = s.red.setConstraints(ops.Root, s.states, s.offsets, s.sizes)
+	s.cons = s.cons[:0]
+	for _, st := range s.states {
+		var c []graph.ProjectiveConstraint
+		if nd := st.Base().Node; nd != nil {
+			c = nd.Constraints()
+		}
+		s.cons = append(s.cons, c)
+	}
 	return true
 }
 
@@ -139,7 +148,7 @@ func (s *blockSystem) check(ops *graph.Ops, needB bool) error {
 func (s *blockSystem) findFixed(ops *graph.Ops) error {
 	var general bool
 	if s.redOK {
-		general = stateProjectorDiagonal(s.states, s.offsets, s.diag, s.w, s.pw)
+		general = stateProjectorDiagonal(s.states, s.cons, s.offsets, s.diag, s.w, s.pw)
 	} else {
 		general, _ = projectorDiagonal(ops, s.states, s.offsets, s.diag, s.w, s.pw)
 	}
@@ -148,6 +157,7 @@ func (s *blockSystem) findFixed(ops *graph.Ops) error {
 	}
 	if s.redOK {
 		if err := s.red.basis(s.n); err != nil {
+			s.red.row = s.red.row[:0]
 			return err
 		}
 	}

@@ -145,6 +145,10 @@ func (a *basisAcc) Add(row, col int, v float64) {
 // (chained attachments: not supported by the assembled solvers).
 func (r *reduction) basis(n int) error {
 	r.n = n
+	if len(r.cons) == 0 {
+		r.row = r.row[:0]
+		return nil
+	}
 	r.tmpR, r.tmpC, r.tmpV, r.constraintOfRows = r.tmpR[:0], r.tmpC[:0], r.tmpV[:0], r.constraintOfRows[:0]
 	r.err = nil
 	for c, cb := range r.cons {

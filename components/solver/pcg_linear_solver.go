@@ -108,6 +108,7 @@ type PCGLinearSolver struct {
 	ic      *sparse.IncompleteCholesky
 	icCSR   *sparse.CSR
 	icFor   *sparse.BSR3
+	icSym   symmetrizer
 	warp    warpPrecond
 	prov    []graph.PointRotations
 	general bool // the projector is not diagonal 0/1 (matrix free only)
@@ -204,14 +205,15 @@ func (c *PCGLinearSolver) Solve(ops *graph.Ops, x, rhs graph.VecID, m, b, k floa
 		c.mulBody = func(lo, hi int) { c.a.MulVecRows(c.mulY, c.mulX, lo, hi) }
 	}
 
-	// Can the whole system be assembled now (checked at every solve:
-	// contact stiffnesses come and go)?
-	whyNot := sys.check(ops, b != 0)
+	// The whole system is assembled through mappings (as
+	// SparseCholeskySolver does) whenever the projective constraints fix
+	// components or give a basis (graph.ConstraintBasis); a general
+	// projector leaves the matrix-free products, with the
+	// preconditioner from the independent states' own matrices.
+	sys.throughMappings = true
 	fixErr := sys.findFixed(ops)
 	c.general = fixErr != nil
-	if whyNot == nil {
-		whyNot = fixErr
-	}
+	whyNot := fixErr
 	strict := whyNot == nil
 	if c.Product == "assembled" && !strict {
 		return c.last, c.Wrap(fmt.Errorf("product = \"assembled\" needs the whole system assembled, which this subtree cannot give now: %v; use product = \"auto\" or \"matrixFree\"", whyNot))
@@ -279,9 +281,11 @@ func (c *PCGLinearSolver) Solve(ops *graph.Ops, x, rhs graph.VecID, m, b, k floa
 	case "ic0":
 		if c.icFor != c.a || c.icCSR == nil || len(c.icCSR.Val) != len(c.a.Val) || c.ic == nil {
 			c.icCSR, c.icFor = c.a.ToCSR(), c.a
+			c.icSym.apply(c.icCSR)
 			c.ic, err = sparse.NewIncompleteCholesky(c.icCSR)
 		} else {
 			c.a.CopyToCSR(c.icCSR)
+			c.icSym.apply(c.icCSR)
 			err = c.ic.Refactor(c.icCSR) // same pattern: no allocation
 		}
 		if err != nil {
@@ -312,6 +316,9 @@ func (c *PCGLinearSolver) Solve(ops *graph.Ops, x, rhs graph.VecID, m, b, k floa
 	if err != nil {
 		return stats, c.Wrap(err)
 	}
+	if !c.general {
+		sys.expand(c.x)
+	}
 	scatterStates(sys.states, sys.offsets, x, c.x)
 	ops.Project(x)
 	return stats, nil
@@ -335,6 +342,18 @@ func (c *PCGLinearSolver) mul(y, v []float64) {
 		return
 	}
 	sys := &c.sys
+	if sys.red.active() {
+		// Reduced unknowns: y = Tᵀ A T v on the free ones.
+		copy(y, v)
+		sys.expand(y)
+		scatterStates(sys.states, sys.offsets, c.pv, y)
+		c.ops.ComputeDf(c.qv, c.pv, c.m, c.bf, c.k)
+		clear(y)
+		gatherStates(sys.states, sys.offsets, c.qv, y)
+		sys.reduceRHS(y)
+		c.project(y)
+		return
+	}
 	scatterStates(sys.states, sys.offsets, c.pv, v)
 	c.ops.ComputeDf(c.qv, c.pv, c.m, c.bf, c.k)
 	c.ops.Project(c.qv)
@@ -374,6 +393,9 @@ func (c *PCGLinearSolver) iterate(ops *graph.Ops, rhs graph.VecID, pre interface
 	b, x, r, z, p, q := c.b, c.x, c.r, c.z, c.p, c.q
 	clear(b)
 	gatherStates(sys.states, sys.offsets, rhs, b)
+	if !c.general {
+		sys.reduceRHS(b)
+	}
 	c.project(b)
 	clear(x)
 	bn := math.Sqrt(dot(b, b))

@@ -298,56 +298,49 @@ OWN  [[node.node]]
 `, "OWN", own, 1))
 }
 
-// TestPCGCannotAssemble: on a subtree whose system cannot be assembled
-// whole (a mass on a mapped node), every preconditioner runs with
-// matrix-free products, built from the part that can (the independent
-// state's mass), and gives CG's answer; product = assembled is an error
-// naming the component. Where that part has neither mass nor stiffness
-// (all the mass mapped), ic0 is an error suggesting jacobi, and jacobi
-// still solves (unit diagonal).
-func TestPCGCannotAssemble(t *testing.T) {
-	ref := mappedMassScene(t, tightCG, true)
-	if err := ref.Step(); err != nil {
-		t.Fatal(err)
-	}
-	want := graphtest.Find[graph.State](t, ref, "n/dofs").Vec(graph.Velocity)
-	for _, pre := range preconditioners[:4] {
-		s := mappedMassScene(t, pcgBlock(pre, "auto", 100, 1e-12), true)
-		if err := s.Step(); err != nil {
-			t.Fatalf("%s: %v", pre, err)
+// TestPCGAssemblesThroughMappings: on a subtree with a mass on a mapped
+// node, PCGLinearSolver assembles the whole system through the mapping
+// (as SparseCholeskySolver does): every preconditioner runs on assembled
+// products with the whole matrix (not the independent states' part) and
+// gives CG's answer, product = assembled is accepted, and where the
+// independent state has no mass of its own (all of it mapped) ic0 and
+// blockJacobi work as well — they failed on the partial matrix.
+func TestPCGAssemblesThroughMappings(t *testing.T) {
+	for _, own := range []bool{true, false} {
+		ref := mappedMassScene(t, tightCG, own)
+		if err := ref.Step(); err != nil {
+			t.Fatal(err)
 		}
-		lin := graphtest.Find[*solver.PCGLinearSolver](t, s, "n/lin")
-		if lin.LastProduct() != "matrixFree" || lin.LastPartial() != (pre != "none") {
-			t.Errorf("%s: %s products, partial preconditioner %v; want matrixFree and %v", pre, lin.LastProduct(), lin.LastPartial(), pre != "none")
+		want := graphtest.Find[graph.State](t, ref, "n/dofs").Vec(graph.Velocity)
+		for _, pre := range preconditioners[:4] {
+			for _, product := range []string{"auto", "assembled"} {
+				s := mappedMassScene(t, pcgBlock(pre, product, 100, 1e-12), own)
+				if err := s.Step(); err != nil {
+					t.Fatalf("own mass %v, %s, %s: %v", own, pre, product, err)
+				}
+				lin := graphtest.Find[*solver.PCGLinearSolver](t, s, "n/lin")
+				if lin.LastProduct() != "assembled" || lin.LastPartial() {
+					t.Errorf("own mass %v, %s, %s: %s products, partial preconditioner %v; want assembled, whole", own, pre, product, lin.LastProduct(), lin.LastPartial())
+				}
+				// The whole matrix is (1 + 2)·I (or 2·I): the diagonal
+				// preconditioners are exact, one iteration.
+				if pre != "none" && lin.LastStats().Iterations != 1 {
+					t.Errorf("own mass %v, %s: %d iterations, want 1 (exact preconditioner of the whole matrix)", own, pre, lin.LastStats().Iterations)
+				}
+				got := graphtest.Find[graph.State](t, s, "n/dofs").Vec(graph.Velocity)
+				if e := relMaxDiff(got, want); e > 1e-10 {
+					t.Errorf("own mass %v, %s: velocities differ from CG's by %.3g", own, pre, e)
+				}
+			}
 		}
-		got := graphtest.Find[graph.State](t, s, "n/dofs").Vec(graph.Velocity)
-		// The system is (1 + 2)·I: the solutions agree to the
-		// tolerances (1e-12).
-		if e := relMaxDiff(got, want); e > 1e-10 {
-			t.Errorf("%s: velocities differ from CG's by %.3g", pre, e)
-		}
-	}
-	s := mappedMassScene(t, pcgBlock("jacobi", "assembled", 100, 1e-12), true)
-	if err := s.Step(); err == nil || !strings.Contains(err.Error(), "n/child/extra") || !strings.Contains(err.Error(), "auto") {
-		t.Errorf("product = assembled: got error %v, want one naming n/child/extra and suggesting auto", err)
-	}
-	// No mass on the independent state.
-	s = mappedMassScene(t, pcgBlock("ic0", "auto", 100, 1e-12), false)
-	if err := s.Step(); err == nil || !strings.Contains(err.Error(), "jacobi") {
-		t.Errorf("ic0 without any assemblable mass: got error %v, want one suggesting jacobi", err)
-	}
-	s = mappedMassScene(t, pcgBlock("jacobi", "auto", 100, 1e-12), false)
-	if err := s.Step(); err != nil {
-		t.Errorf("jacobi without any assemblable mass: %v", err)
 	}
 }
 
 // TestAssemblyRecheckedEachSolve: a force field that writes no matrix and
 // whose stiffness appears during the run (as a contact model's does with
 // its contacts) must not be left out of the assembled system: after it
-// switches on, SparseCholeskySolver stops with an error naming it, and
-// PCGLinearSolver continues with matrix-free products (the preconditioner
-// from the part that can be assembled) and CG's answer.
+// switches on, SparseCholeskySolver and PCGLinearSolver probe it into
+// their matrices (the pattern grows) and give CG's answer.
 func TestAssemblyRecheckedEachSolve(t *testing.T) {
 	withSpring := func(lin string) *graph.Scene {
 		return graphtest.MustLoad(t, "late.toml", strings.Replace(cantileverText(implicitEuler, lin), "[[node.node]]", `[[node.object]]
@@ -384,8 +377,8 @@ func TestAssemblyRecheckedEachSolve(t *testing.T) {
 			t.Fatalf("%s: %v", pre, err)
 		}
 		lin := graphtest.Find[*solver.PCGLinearSolver](t, s, "beam/lin")
-		if lin.LastProduct() != "matrixFree" {
-			t.Errorf("%s: %s products after the spring switched on, want matrixFree", pre, lin.LastProduct())
+		if lin.LastPartial() {
+			t.Errorf("%s: preconditioner from the partial matrix after the spring switched on, want the whole one", pre)
 		}
 		got := graphtest.Find[graph.State](t, s, "beam/dofs").Vec(graph.Velocity)
 		// Tolerance 1e-10 on a system of κ ≲ 10⁴ (as in

@@ -133,6 +133,7 @@ type warpPrecond struct {
 	sym       *sparse.Symbolic
 	csr       *sparse.CSR
 	csrFor    *sparse.BSR3
+	symm      symmetrizer
 	r0, rcur  []float64 // 9 per block row (identity where no rotation is known)
 	w         []float64 // Wᵢ = Rᵢ R⁰ᵢᵀ
 	t, y      []float64
@@ -221,6 +222,7 @@ func (w *warpPrecond) factor(A *sparse.BSR3, m, b, k float64, fixed []bool) erro
 	} else {
 		A.CopyToCSR(w.csr)
 	}
+	w.symm.apply(w.csr) // the factor of the symmetric part
 	if w.sym == nil {
 		sym, err := sparse.Analyze(w.csr, nil)
 		if err != nil {

@@ -120,8 +120,15 @@ func (s *SparseCholeskySolver) refine(A *sparse.BSR3) (int, bool) {
 			s.r[i] = s.rhs[i] - s.r[i]
 		}
 		rn := math.Sqrt(dot(s.r, s.r))
+		if rn > prev {
+			// The last correction was rounding noise: undo it.
+			for i, v := range s.d {
+				s.x[i] -= v
+			}
+			return it - 1, prev <= refinedResidual*bn
+		}
 		if rn <= 1e-15*bn || rn > 0.5*prev || it == maxRefinements {
-			return it, math.Min(rn, prev) <= refinedResidual*bn
+			return it, rn <= refinedResidual*bn
 		}
 		prev = rn
 		s.chol.Solve(s.d, s.r)
