@@ -74,7 +74,7 @@ type blockSystem struct {
 	red    reduction
 	redOK  bool
 	cons   [][]graph.ProjectiveConstraint // per state: its node's projective constraints
-	fixedA *sparse.BSR3 // the matrix zero and one index
+	fixedA *sparse.BSR3                   // the matrix zero and one index
 }
 
 // sysSource is one component writing into A.
