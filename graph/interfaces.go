@@ -349,6 +349,26 @@ type MassAssembler interface {
 	AddMToMatrix(m MatrixAccumulator, mFactor float64)
 }
 
+// DampingAssembler is implemented by force fields that can write their
+// damping matrix B = ∂f/∂v (at the linearisation of the last AddForce)
+// into a matrix: m += bFactor·B, in the state's derivative layout, the
+// same entries whatever bFactor (zeros included), so that assembled
+// solvers need no AddDForce probes for it.
+type DampingAssembler interface {
+	AddBToMatrix(m MatrixAccumulator, bFactor float64)
+}
+
+// InteractionMatrixAssembler is implemented by interaction force fields
+// that can write kFactor·K + bFactor·B (K = ∂f/∂x, B = ∂f/∂v at the
+// linearisation of the last AddForce) over the derivative entries of
+// their States() concatenated (state k after the sizes of the states
+// before it; a state listed twice is one block of entries). The entries
+// written depend on the structure only (zeros included), as for
+// StiffnessAssembler.
+type InteractionMatrixAssembler interface {
+	AddKBToMatrix(m MatrixAccumulator, kFactor, bFactor float64)
+}
+
 // StiffnessBlockAssembler is implemented by force fields on Vec3 states
 // whose tangent K = ∂f/∂x is a sum of 3×3 blocks at fixed (row point,
 // column point) positions, such as the 4×4 blocks of each tetrahedron:

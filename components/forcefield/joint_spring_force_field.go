@@ -383,6 +383,38 @@ func (c *JointSpringForceField) addDamping(k int, b1, b2 springnet.Body, l *spri
 	}
 }
 
+// AddKBToMatrix implements graph.InteractionMatrixAssembler: per spring
+// the 12×12 kFactor·K + bFactor·B kept by the last AddForce (B for damped
+// springs), rows and columns [frame m1 of object1, frame m2 of object2]
+// over the states concatenated.
+func (c *JointSpringForceField) AddKBToMatrix(m graph.MatrixAccumulator, kFactor, bFactor float64) {
+	offs := make([]int, len(c.states))
+	for i := 1; i < len(c.states); i++ {
+		offs[i] = offs[i-1] + 6*c.states[i-1].Size()
+	}
+	for k := range c.Springs {
+		sp := &c.Springs[k]
+		var at [12]int
+		for q := 0; q < 6; q++ {
+			at[q] = offs[c.idx[0]] + 6*sp.M1 + q
+			at[6+q] = offs[c.idx[1]] + 6*sp.M2 + q
+		}
+		damped := sp.TranslationalDamping > 0 || sp.RotationalDamping > 0
+		K, B := &c.tangent[k], &c.damping[k]
+		for r := 0; r < 12; r++ {
+			for q := 0; q < 12; q++ {
+				v := kFactor * K[r][q]
+				if damped {
+					v += bFactor * B[r][q]
+				}
+				m.Add(at[r], at[q], v)
+			}
+		}
+	}
+}
+
+var _ graph.InteractionMatrixAssembler = (*JointSpringForceField)(nil)
+
 // AddDForce implements graph.InteractionForceField: df += kFactor·K·dx +
 // bFactor·B·dx with the matrices of the last AddForce.
 func (c *JointSpringForceField) AddDForce(df, dx [][]float64, kFactor, bFactor float64) {

@@ -377,9 +377,24 @@ func (c *MeshSpringForceField) KBlocks(vals []float64, kFactor float64) {
 	}
 }
 
+// AddBToMatrix implements graph.DampingAssembler: bFactor·c u uᵀ blocks
+// of the edge springs (the altitude springs have no damping).
+func (c *MeshSpringForceField) AddBToMatrix(m graph.MatrixAccumulator, bFactor float64) {
+	c.ensureLinearised()
+	c.set.addKBToMatrix(m, []int{0}, 0, bFactor)
+}
+
+// AddBToMatrix implements graph.DampingAssembler: bFactor·c u uᵀ blocks.
+func (c *TriangularBendingSprings) AddBToMatrix(m graph.MatrixAccumulator, bFactor float64) {
+	c.ensureLinearised()
+	c.set.addKBToMatrix(m, []int{0}, 0, bFactor)
+}
+
 var (
 	_ graph.StiffnessAssembler      = (*MeshSpringForceField)(nil)
 	_ graph.StiffnessBlockAssembler = (*MeshSpringForceField)(nil)
 	_ graph.StiffnessAssembler      = (*TriangularBendingSprings)(nil)
 	_ graph.StiffnessBlockAssembler = (*TriangularBendingSprings)(nil)
+	_ graph.DampingAssembler        = (*MeshSpringForceField)(nil)
+	_ graph.DampingAssembler        = (*TriangularBendingSprings)(nil)
 )

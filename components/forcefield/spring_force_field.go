@@ -226,6 +226,22 @@ func (c *SpringForceField) AddDForce(df, dx [][]float64, kFactor, bFactor float6
 	c.set.addDForce(df, dx, kFactor, bFactor)
 }
 
+// AddKBToMatrix implements graph.InteractionMatrixAssembler: the blocks
+// of every spring, kFactor·M + bFactor·c u uᵀ (see springSet), over the
+// states concatenated.
+func (c *SpringForceField) AddKBToMatrix(m graph.MatrixAccumulator, kFactor, bFactor float64) {
+	if !c.set.linearised {
+		c.linearise()
+	}
+	offs := make([]int, len(c.states))
+	for i := 1; i < len(c.states); i++ {
+		offs[i] = offs[i-1] + 3*c.states[i-1].Size()
+	}
+	c.set.addKBToMatrix(m, offs, kFactor, bFactor)
+}
+
+var _ graph.InteractionMatrixAssembler = (*SpringForceField)(nil)
+
 // linearise runs AddForce at the states' current positions into scratch.
 func (c *SpringForceField) linearise() {
 	if c.scr == nil {

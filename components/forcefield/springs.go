@@ -358,6 +358,28 @@ func (ss *springSet) addKToMatrix(m graph.MatrixAccumulator, kFactor float64) {
 	}
 }
 
+// addKBToMatrix writes kFactor·K + bFactor·B of the spring set into m,
+// state st's entries starting at offs[st]: per spring the blocks
+// [[−G, G], [G, −G]] (rows a, b; columns a, b) with
+// G = kFactor·M + bFactor·c u uᵀ, as dforces applies them.
+func (ss *springSet) addKBToMatrix(m graph.MatrixAccumulator, offs []int, kFactor, bFactor float64) {
+	for s := range ss.k {
+		a, b := offs[ss.sa[s]]+3*int(ss.a[s]), offs[ss.sb[s]]+3*int(ss.b[s])
+		mm := ss.matrix(s)
+		lin := ss.lin[8*s : 8*s+3]
+		cb := bFactor * ss.c[s]
+		for r := 0; r < 3; r++ {
+			for c := 0; c < 3; c++ {
+				v := kFactor*mm[3*r+c] + cb*lin[r]*lin[c]
+				m.Add(a+r, a+c, -v)
+				m.Add(a+r, b+c, v)
+				m.Add(b+r, a+c, v)
+				m.Add(b+r, b+c, -v)
+			}
+		}
+	}
+}
+
 // oneState returns the slot-th reusable one-element slice holding v (for
 // force fields on one state calling the kernel without allocating).
 func (ss *springSet) oneState(slot int, v []float64) [][]float64 {

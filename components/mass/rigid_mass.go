@@ -249,6 +249,26 @@ func (r *RigidMass) PotentialEnergy(x []float64) float64 {
 	return e
 }
 
+// AddMToMatrix implements graph.MassAssembler: per frame mFactor·m on the
+// translations and mFactor·I_w (all nine entries) on the rotations, at
+// the orientation of the last AddForce, as AddMDx.
+func (r *RigidMass) AddMToMatrix(m graph.MatrixAccumulator, mFactor float64) {
+	for k := range r.world {
+		o := 6 * k
+		for c := 0; c < 3; c++ {
+			m.Add(o+c, o+c, mFactor*r.Mass)
+		}
+		w := r.world[k]
+		for a := 0; a < 3; a++ {
+			for c := 0; c < 3; c++ {
+				m.Add(o+3+a, o+3+c, mFactor*w[3*a+c])
+			}
+		}
+	}
+}
+
+var _ graph.MassAssembler = (*RigidMass)(nil)
+
 // AddMDx implements graph.Mass: df += factor·[m δv; I_w δω].
 func (r *RigidMass) AddMDx(df, dx []float64, factor float64) {
 	fm := factor * r.Mass

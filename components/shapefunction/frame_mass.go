@@ -645,6 +645,47 @@ func (m *FrameMass) AddMDx(df, dx []float64, factor float64) {
 	}
 }
 
+// AddMToMatrix implements graph.MassAssembler: per frame the bs×bs block
+// mFactor·M̄ (linear frames) or mFactor·ℛ M̄ ℛᵀ with ℛ = diag(R, R)
+// (rigid frames, at the orientation of the last AddForce), as AddMDx.
+func (m *FrameMass) AddMToMatrix(acc graph.MatrixAccumulator, mFactor float64) {
+	m.check(m.state.Size())
+	bs := m.bs
+	for k := 0; k < m.nf; k++ {
+		B := m.restM[k]
+		o := bs * k
+		if m.affine {
+			for i := 0; i < bs; i++ {
+				for j := 0; j < bs; j++ {
+					acc.Add(o+i, o+j, mFactor*B[i*bs+j])
+				}
+			}
+			continue
+		}
+		// (ℛ M̄ ℛᵀ)_{ij} over the 3×3 sub-blocks (p, q) of M̄:
+		// R M̄_pq Rᵀ.
+		R := m.rot[k]
+		for p := 0; p < 2; p++ {
+			for q := 0; q < 2; q++ {
+				var sub geom.Mat3
+				for a := 0; a < 3; a++ {
+					for b := 0; b < 3; b++ {
+						sub[3*a+b] = B[6*(3*p+a)+3*q+b]
+					}
+				}
+				C := R.Mul(sub).MulT(R)
+				for a := 0; a < 3; a++ {
+					for b := 0; b < 3; b++ {
+						acc.Add(o+3*p+a, o+3*q+b, mFactor*C[3*a+b])
+					}
+				}
+			}
+		}
+	}
+}
+
+var _ graph.MassAssembler = (*FrameMass)(nil)
+
 // AccFromF implements graph.InverseMass: a = M⁻¹ f, block by block.
 func (m *FrameMass) AccFromF(a, f []float64) {
 	m.check(len(f) / m.bs)

@@ -21,12 +21,14 @@ import (
 //     of the last ComputeForce, as Ops.ComputeDf applies it), carried to
 //     the independent states by the parent's J;
 //   - interaction force fields (springs between states, joint springs,
-//     contacts): their matrix over the concatenated states, probed with
-//     AddDForce, carried by each state's J;
+//     contacts): their matrix over the concatenated states
+//     (graph.InteractionMatrixAssembler: springs, joint springs; else
+//     probed with AddDForce), carried by each state's J;
 //   - on independent states, what has no matrix interface: force fields
 //     with a stiffness and no assembler (probed), damping matrices B
-//     (probed where AddDForce with kFactor = 0 is not zero), masses'
-//     stiffness without StiffnessAssembler.
+//     (graph.DampingAssembler, else probed where AddDForce with
+//     kFactor = 0 is not zero), masses' stiffness without
+//     StiffnessAssembler.
 //
 // Probing a local matrix costs one AddDForce per column, or DerivSize
 // products for force fields that declare graph.BlockDiagonalStiffness.
@@ -272,7 +274,11 @@ func (ms *mappedSystem) node(nd *graph.Node, st graph.State, mp graph.Mapping, m
 		}
 		switch {
 		case covered && b != 0 && !ms.zeroDForce(ff, nl, 0, 1):
-			ms.probe(l, ff, ds, nl, 0, b)
+			if da, ok := ff.(graph.DampingAssembler); ok {
+				da.AddBToMatrix(l, b)
+			} else {
+				ms.probe(l, ff, ds, nl, 0, b)
+			}
 		case !covered && !ms.zeroDForce(ff, nl, 1, 1):
 			ms.probe(l, ff, ds, nl, k, b)
 		}
@@ -632,18 +638,27 @@ func (ms *mappedSystem) interaction(ia graph.InteractionForceField, k, b float64
 	if zero {
 		return nil
 	}
-	ia.Base().Notef("interaction force field: the assembled system probes its matrix with AddDForce (products per assembly: %d)", nl)
-	clear(dxv)
 	l := &ms.il
 	l.reset()
-	for j := 0; j < nl; j++ {
-		dxv[j] = 1
-		clear(dfv)
-		ia.AddDForce(df, dx, k, b)
-		dxv[j] = 0
-		for i, v := range dfv {
-			if v != 0 {
-				l.Add(i, j, v)
+	if ma, ok := ia.(graph.InteractionMatrixAssembler); ok {
+		ma.AddKBToMatrix(l, k, b)
+		for q := range l.r {
+			if l.r[q] < 0 || int(l.r[q]) >= nl || l.c[q] < 0 || int(l.c[q]) >= nl {
+				return ia.Base().Errorf("matrix entry (%d, %d) outside the %d derivative entries of its states", l.r[q], l.c[q], nl)
+			}
+		}
+	} else {
+		ia.Base().Notef("interaction force field: the assembled system probes its matrix with AddDForce (products per assembly: %d)", nl)
+		clear(dxv)
+		for j := 0; j < nl; j++ {
+			dxv[j] = 1
+			clear(dfv)
+			ia.AddDForce(df, dx, k, b)
+			dxv[j] = 0
+			for i, v := range dfv {
+				if v != 0 {
+					l.Add(i, j, v)
+				}
 			}
 		}
 	}
