@@ -64,8 +64,9 @@ type mappedSystem struct {
 	trow    []int32
 	tval    []float64
 	next    []int32
-	il      coo    // an interaction's local matrix
-	stack   spRows // an interaction's stacked J
+	il      coo     // an interaction's local matrix
+	stack   spRows  // an interaction's stacked J
+	glob    []int32 // an interaction's global unknowns (independent states)
 }
 
 // spRows is a sparse matrix by rows: row r holds (col[p], val[p]) for p
@@ -319,11 +320,16 @@ func (ms *mappedSystem) node(nd *graph.Node, st graph.State, mp graph.Mapping, m
 		}
 	}
 	if len(l.r) > 0 {
-		J, err := ms.jacobian(st)
-		if err != nil {
-			return err
+		if off, ok := ms.off[st]; ok {
+			// Independent state: J is the identity at its offset.
+			ms.addShifted(l, func(i int32) int32 { return int32(off) + i })
+		} else {
+			J, err := ms.jacobian(st)
+			if err != nil {
+				return err
+			}
+			ms.addTriple(J, l.toRowsInto(&ms.lrows, nl, nl))
 		}
-		ms.addTriple(J, l.toRowsInto(&ms.lrows, nl, nl))
 	}
 	if mapped && k != 0 {
 		if err := ms.geometric(mp, k); err != nil {
@@ -577,6 +583,15 @@ func (ms *mappedSystem) addTriple(J, L *spRows) {
 	}
 }
 
+// addShifted appends the entries of l at global rows and columns g(i).
+func (ms *mappedSystem) addShifted(l *coo, g func(int32) int32) {
+	for q := range l.r {
+		ms.rows = append(ms.rows, g(l.r[q]))
+		ms.cols = append(ms.cols, g(l.c[q]))
+		ms.vals = append(ms.vals, l.v[q])
+	}
+}
+
 // geometric adds J_parentᵀ (k·∂(Jᵀ f_child)/∂x_parent) J_parent, probed
 // with ApplyDJT (skipped when a random product is zero: linear mappings).
 func (ms *mappedSystem) geometric(mp graph.Mapping, k float64) error {
@@ -661,6 +676,24 @@ func (ms *mappedSystem) interaction(ia graph.InteractionForceField, k, b float64
 				}
 			}
 		}
+	}
+	// States all independent: the stacked J is the identity at their
+	// offsets.
+	direct := true
+	for _, st := range sts {
+		_, ok := ms.off[st]
+		direct = direct && ok
+	}
+	if direct {
+		ms.glob = resize(ms.glob, nl)
+		for i, st := range sts {
+			off := ms.off[st]
+			for q := offs[i]; q < offs[i+1]; q++ {
+				ms.glob[q] = int32(off + q - offs[i])
+			}
+		}
+		ms.addShifted(l, func(i int32) int32 { return ms.glob[i] })
+		return nil
 	}
 	// Stacked J of the states.
 	J := &ms.stack
