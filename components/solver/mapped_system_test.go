@@ -470,9 +470,7 @@ var mappedCases = []struct {
   tolerance = 1e-12`, lin}
 	}},
 	{"articulated_chain.toml", 60, "chain/links/frames", func(lin string) []string {
-		return []string{`type = "CGLinearSolver"
-  iterations = 300
-  tolerance = 1e-10`, lin}
+		return []string{`type = "SparseCholeskySolver"`, lin}
 	}},
 	{"ball_on_bridge.toml", 60, "world/bridge/dofs", func(lin string) []string {
 		return []string{`type = "CGLinearSolver"
@@ -483,8 +481,8 @@ var mappedCases = []struct {
     tolerance = 1e-9`, strings.ReplaceAll(lin, "\n  ", "\n    ")}
 	}},
 	{"attached_beams.toml", 40, "bridge/b/dofs", func(lin string) []string {
-		return []string{`type = "CGLinearSolver"
-  iterations = 2000
+		return []string{`type = "PCGLinearSolver"
+  preconditioner = "warp"
   tolerance = 1e-8`, lin}
 	}},
 	{"frames_T.toml", 30, "T/frames", func(lin string) []string {
