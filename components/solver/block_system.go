@@ -457,7 +457,7 @@ func (s *blockSystem) exactlyAssembled(ops *graph.Ops, b float64) bool {
 
 // closedForm reports whether the last assembly had only block sources
 // (the closed-form element and mass blocks): no scalar entries, nothing
-// from the assembly through mappings.
+// from the assembly through mappings, no constraint reduction.
 func (s *blockSystem) closedForm() bool {
 	return len(s.rec.rows) == 0 && len(s.mapped.vals) == 0 && !s.hasScalar() && !s.red.active()
 }
