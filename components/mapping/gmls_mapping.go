@@ -45,7 +45,8 @@ import (
 // positions for Vec3 points; for F331/F332 samples the restPoints field,
 // the samples link or a sampler in this node or an ancestor, as for the
 // skinning mappings). The support radius: radius (one for all nodes) or
-// radii (one per node), or SetRadii from Go.
+// radii (one per node), or SetRadii from Go; without them, the radii of
+// a NodeRadiusProvider (MeshfreeSampler) in this node or an ancestor.
 type GMLSMapping struct {
 	graph.ObjectBase
 	MappingIO
@@ -185,7 +186,15 @@ func (m *GMLSMapping) initialise(reinit bool) error {
 	case m.Radius > 0:
 		radii = []float64{m.Radius}
 	default:
-		return errors.New("no support radius: set radius (all nodes) or radii (one per node)")
+		p := findNodeRadiusProvider(m.Node)
+		if p == nil {
+			return errors.New("no support radius: set radius (all nodes) or radii (one per node), or put a sampler giving the nodes' radii (MeshfreeSampler) in this node or an ancestor")
+		}
+		r, err := p.NodeRadii()
+		if err != nil {
+			return fmt.Errorf("node radii from %q: %w", p.Base().Path(), err)
+		}
+		radii = r
 	}
 	nodes, err := gmls.NewNodes(m.order, pos, radii)
 	if err != nil {
@@ -309,4 +318,24 @@ func (m *GMLSMapping) ApplyDJT(parentDf, parentDx, childF []float64, kFactor flo
 // blocks, every entry of a (child DOF, neighbour node) pair written.
 func (m *GMLSMapping) JacobianEntries(acc graph.MatrixAccumulator) {
 	blockEntries(acc, m.offsets, m.nbrs, m.nb, m.lay, m.bG, m.bg)
+}
+
+// NodeRadiusProvider is implemented by samplers that place GMLS nodes
+// (shapefunction.MeshfreeSampler): one support radius per node, in the
+// order of the nodes' state. GMLSMapping uses the nearest one (this node,
+// then each ancestor) when the scene gives no radius.
+type NodeRadiusProvider interface {
+	graph.Object
+	NodeRadii() ([]float64, error)
+}
+
+func findNodeRadiusProvider(n *graph.Node) NodeRadiusProvider {
+	for ; n != nil; n = n.Parent {
+		for _, o := range n.Objects {
+			if p, ok := o.(NodeRadiusProvider); ok {
+				return p
+			}
+		}
+	}
+	return nil
 }

@@ -47,9 +47,11 @@ import (
 // farthest-point sampling from the point farthest from the one nearest the
 // material's centroid (after the fixed nodes, kept where they are), then
 // Lloyd iterations — every material point joins its nearest centre (ties:
-// lowest index), every free centre moves to the material point nearest
-// its partition's volume centroid — until no centre moves or after
-// lloydIterations. Nodes are written into the frames' state (identity
+// lowest index), every free centre moves to its partition's volume
+// centroid — until no centre moves by more than 1e-9 of the material's
+// size or after lloydIterations (a centroidal Voronoi tessellation of
+// the material points). A node of a curved shell or rod may lie off the
+// material by its partition's sagitta; GMLS nodes need not lie on it. Nodes are written into the frames' state (identity
 // linear part), as FramePlacer does.
 //
 // Elastons. Elaston e integrates the points of its partition M_e: E_e is
@@ -74,17 +76,19 @@ import (
 // itself does not distinguish them.
 type MeshfreeSampler struct {
 	graph.ObjectBase
-	Grid            graph.Link   `toml:"grid" doc:"MaterialGrid whose voxels are the material points (default: points or pointFile, else the first MaterialGrid in this node or an ancestor)"`
-	Points          [][3]float64 `toml:"points" doc:"material points, each of volume pointVolume and thickness thickness" unit:"m"`
-	PointFile       string       `toml:"pointFile" doc:"text file of material points, one per line: x y z [volume [thickness]] ('#' starts a comment), relative to the scene file"`
-	PointVolume     float64      `toml:"pointVolume" doc:"volume of a material point given without one" unit:"m³" range:"[0,inf)"`
-	Thickness       float64      `toml:"thickness" doc:"thickness of a material point given without one: 0 = a point of a solid; t > 0 = a point of a single-layer shell or rod, t its extent in the thin directions (a circular rod of radius r: t = √3 r)" unit:"m" range:"[0,inf)"`
-	Frames          graph.Link   `toml:"frames" doc:"state of the nodes (Affine3, Quadratic3, Rigid3 or Vec3) to place; default: none (the nodes are given by the scene)"`
-	NodeCount       int          `toml:"nodeCount" doc:"number of nodes to place (fixed ones included) into frames" range:"[0,100000]"`
-	FixedNodes      [][3]float64 `toml:"fixedNodes" doc:"nodes given by the user, kept where they are (first in the frames' state)" unit:"m"`
-	ElastonCount    int          `toml:"elastonCount" doc:"number of elastons (integration samples)" range:"[1,100000]" required:"true"`
-	LloydIterations int          `toml:"lloydIterations" doc:"maximum Lloyd iterations for the nodes and for the elastons (0: farthest-point sampling only)" range:"[0,100000]"`
-	Order           int          `toml:"order" doc:"order of the region moments given to the force field: 2 (exact for CorotationalLinear and Linear) or 4 (StVenantKirchhoff)" range:"[2,4]"`
+	Grid              graph.Link   `toml:"grid" doc:"MaterialGrid whose voxels are the material points (default: points or pointFile, else the first MaterialGrid in this node or an ancestor)"`
+	Points            [][3]float64 `toml:"points" doc:"material points, each of volume pointVolume and thickness thickness" unit:"m"`
+	PointFile         string       `toml:"pointFile" doc:"text file of material points, one per line: x y z [volume [thickness]] ('#' starts a comment), relative to the scene file"`
+	PointVolume       float64      `toml:"pointVolume" doc:"volume of a material point given without one" unit:"m³" range:"[0,inf)"`
+	Thickness         float64      `toml:"thickness" doc:"thickness of a material point given without one: 0 = a point of a solid; t > 0 = a point of a single-layer shell or rod, t its extent in the thin directions (a circular rod of radius r: t = √3 r)" unit:"m" range:"[0,inf)"`
+	Frames            graph.Link   `toml:"frames" doc:"state of the nodes (Affine3, Quadratic3, Rigid3 or Vec3) to place; default: none (the nodes are given by the scene)"`
+	NodeCount         int          `toml:"nodeCount" doc:"number of nodes to place (fixed ones included) into frames" range:"[0,100000]"`
+	FixedNodes        [][3]float64 `toml:"fixedNodes" doc:"nodes given by the user, kept where they are (first in the frames' state)" unit:"m"`
+	ElastonCount      int          `toml:"elastonCount" doc:"number of elastons (integration samples)" range:"[1,100000]" required:"true"`
+	LloydIterations   int          `toml:"lloydIterations" doc:"maximum Lloyd iterations for the nodes and for the elastons (0: farthest-point sampling only)" range:"[0,100000]"`
+	Order             int          `toml:"order" doc:"order of the region moments given to the force field: 2 (exact for CorotationalLinear and Linear) or 4 (StVenantKirchhoff)" range:"[2,4]"`
+	SupportFactor     float64      `toml:"supportFactor" doc:"GMLS support radius of each node (NodeRadii, read by GMLSMapping): supportFactor × the distance to its supportNeighbours-th nearest node" range:"(0,inf)"`
+	SupportNeighbours int          `toml:"supportNeighbours" doc:"which nearest node sets each node's support radius (see supportFactor): 4 gives about 4 spacings along a rod, 2 in a shell or a solid" range:"[1,64]"`
 
 	set       sampleSet
 	extents   []geom.Vec3
@@ -113,7 +117,9 @@ func init() {
 		Name:    "MeshfreeSampler",
 		Kind:    graph.KindTopology,
 		Summary: "Meshfree sampling of a dense material point set (MaterialGrid voxels, or a point cloud whose single-layer rods and shells carry their thickness): nodes and elaston centres by deterministic Lloyd iterations, each elaston's partition, volume, moments (order 2 or 4) and extents h₁,h₂,h₃ from its principal second moments (lecture notes 004, Sampling and Elastons).",
-		New:     func() graph.Object { return &MeshfreeSampler{LloydIterations: 100, Order: 4} },
+		New: func() graph.Object {
+			return &MeshfreeSampler{LloydIterations: 100, Order: 4, SupportFactor: 2, SupportNeighbours: 4}
+		},
 	})
 }
 
@@ -411,9 +417,18 @@ func lloyd(pts []materialPoint, fixed []geom.Vec3, count, iterations int) ([]geo
 		return part
 	}
 	part := assign()
+	// Size of the material, for the convergence test.
+	var lo, hi geom.Vec3
+	lo, hi = pts[0].x, pts[0].x
+	for _, p := range pts {
+		for a := 0; a < 3; a++ {
+			lo[a], hi[a] = min(lo[a], p.x[a]), max(hi[a], p.x[a])
+		}
+	}
+	tol := 1e-9 * hi.Sub(lo).Norm()
 	run := 0
 	for it := 0; it < iterations && nFixed < len(pos); it++ {
-		moved := false
+		moved := 0.0
 		for i := nFixed; i < len(pos); i++ {
 			if len(part[i]) == 0 {
 				continue
@@ -425,23 +440,14 @@ func lloyd(pts []materialPoint, fixed []geom.Vec3, count, iterations int) ([]geo
 				vt += pts[j].v
 			}
 			c = c.Scale(1 / vt)
-			// The member of the partition nearest the centroid.
-			best, bestD := -1, 0.0
-			for _, j := range part[i] {
-				if d := pts[j].x.Sub(c).Norm2(); best < 0 || d < bestD {
-					best, bestD = j, d
-				}
-			}
-			if pts[best].x != pos[i] {
-				pos[i] = pts[best].x
-				moved = true
-			}
+			moved = math.Max(moved, c.Sub(pos[i]).Norm())
+			pos[i] = c
 		}
 		run = it + 1
-		if !moved {
+		part = assign()
+		if moved <= tol {
 			break
 		}
-		part = assign()
 	}
 	return pos, part, run
 }
@@ -646,6 +652,40 @@ func (m *MeshfreeSampler) Partition() ([][]int, error) {
 		return nil, err
 	}
 	return m.partition, nil
+}
+
+// NodeRadii implements mapping.NodeRadiusProvider: node i's support
+// radius is supportFactor × the distance to its supportNeighbours-th
+// nearest other node. The default (2 × the 4th) adapts to the form: along
+// a rod the 4th neighbour is two spacings away (radius 4 spacings, ~8
+// nodes in a support: what the cantilever tests converge with), in a
+// shell or a solid one spacing (radius 2 spacings: ~12 nodes in a shell,
+// ~30 in a solid) — a single radius would give a solid hundreds.
+func (m *MeshfreeSampler) NodeRadii() ([]float64, error) {
+	if _, err := m.samples(); err != nil {
+		return nil, err
+	}
+	if len(m.nodes) == 0 {
+		return nil, m.Errorf("no nodes placed (nodeCount = 0): give the GMLS mapping a radius")
+	}
+	k := max(1, m.SupportNeighbours)
+	if k >= len(m.nodes) {
+		k = len(m.nodes) - 1
+	}
+	if k < 1 {
+		return nil, m.Errorf("one node: give the GMLS mapping a radius")
+	}
+	tree := newKDTree(m.nodes)
+	r := make([]float64, len(m.nodes))
+	for i, x := range m.nodes {
+		nb := tree.kNearest(x, k+1)
+		d := x.Sub(m.nodes[nb[len(nb)-1]]).Norm()
+		if d == 0 {
+			return nil, m.Errorf("nodes %d and %d are at the same position", i, nb[len(nb)-1])
+		}
+		r[i] = m.SupportFactor * d
+	}
+	return r, nil
 }
 
 // Nodes returns the placed nodes (fixed first).
