@@ -1,9 +1,13 @@
 package shapefunction
 
 import (
+	"fmt"
 	"math"
+	"sort"
+	"strings"
 	"testing"
 
+	"github.com/sofago/sofago/components/mapping"
 	"github.com/sofago/sofago/geom"
 	"github.com/sofago/sofago/graph"
 	"github.com/sofago/sofago/graph/graphtest"
@@ -179,4 +183,71 @@ func multinomial4(i, j, k int) float64 {
 		return r
 	}
 	return f(4) / (f(i) * f(j) * f(k))
+}
+
+// TestMeshfreeSamplerNodeRadii: along a line of material points each
+// node's GMLS support radius is supportFactor × the distance to its
+// supportNeighbours-th nearest node: 2 × 2 spacings ≈ 4 spacings along the
+// line (Lloyd's discrete fixed point spaces the nodes 0.09–0.115 apart); a
+// GMLSMapping with no radius of its own takes them (the sampler sits in
+// an ancestor of the mapped node).
+func TestMeshfreeSamplerNodeRadii(t *testing.T) {
+	var pts []string
+	for i := 0; i < 100; i++ {
+		pts = append(pts, fmt.Sprintf("[%g, 0, 0]", (float64(i)+0.5)/100))
+	}
+	s := graphtest.MustLoad(t, "line.toml", fmt.Sprintf(`
+[[node]]
+name = "n"
+  [[node.object]]
+  type = "MeshfreeSampler"
+  name = "s"
+  points = [%s]
+  pointVolume = 1e-6
+  thickness = 0.001
+  frames = "@nodes"
+  nodeCount = 10
+  elastonCount = 20
+  order = 2
+  [[node.object]]
+  type = "MechanicalObject"
+  name = "nodes"
+  template = "Affine3"
+  [[node.node]]
+  name = "e"
+    [[node.node.object]]
+    type = "MechanicalObject"
+    template = "F332"
+    [[node.node.object]]
+    type = "GMLSMapping"
+`, strings.Join(pts, ", ")))
+	m := graphtest.Find[*MeshfreeSampler](t, s, "n/s")
+	nodes, _ := m.Nodes()
+	r, err := m.NodeRadii()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each node is the centroid of its cell (a discrete Lloyd fixed
+	// point), and its radius 2 × the distance to its 4th nearest node
+	// (brute force here).
+	for i, p := range nodes {
+		var d []float64
+		for j, q := range nodes {
+			if j != i {
+				d = append(d, p.Sub(q).Norm())
+			}
+		}
+		sort.Float64s(d)
+		if math.Abs(r[i]-2*d[3]) > 1e-12 {
+			t.Errorf("node at %v: radius %.12g, want 2 × %.12g", p, r[i], d[3])
+		}
+		if p[0] > 0.3 && p[0] < 0.7 && math.Abs(r[i]-0.4) > 0.06 { // near the ends the 4th neighbour is farther
+			t.Errorf("node at %v: radius %.12g, not about 4 spacings (0.4)", p, r[i])
+		}
+	}
+	t.Logf("nodes %v, radii %v", nodes, r)
+	gm := graphtest.Find[*mapping.GMLSMapping](t, s, "n/e/GMLSMapping")
+	if gm.Nodes() == nil {
+		t.Fatal("the GMLS mapping has no nodes")
+	}
 }
