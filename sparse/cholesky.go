@@ -637,8 +637,8 @@ func (s *Symbolic) factorInto(c *Cholesky, a *CSR) error {
 		c.work = growFloats(c.work, s.maxNr*s.maxNr/4+s.maxNr)
 		work = c.work
 	}
-	// Stack of update matrices (compact lower nu×nu row-major, full squares
-	// for simplicity of indexing) with their supernode ids.
+	// Stack of update matrices (their lower triangles, packed by rows: row
+	// i at i(i+1)/2) with their supernode ids.
 	stack, stackOff, stackSup := c.stack[:0], c.stackOff[:0], c.stackSup[:0]
 	defer func() { c.stack, c.stackOff, c.stackSup = stack[:0], stackOff[:0], stackSup[:0] }()
 	for k := 0; k < m; k++ {
@@ -661,10 +661,10 @@ func (s *Symbolic) factorInto(c *Cholesky, a *CSR) error {
 			off := stackOff[top]
 			crel := s.crel[s.sptr[ch]+(s.super[ch+1]-s.super[ch]) : s.sptr[ch+1]]
 			nu := len(crel)
-			U := stack[off : off+nu*nu]
+			U := stack[off : off+nu*(nu+1)/2]
 			for i, ri := range crel {
 				frow := F[int(ri)*nr : int(ri)*nr+nr]
-				urow := U[i*nu : i*nu+i+1]
+				urow := U[i*(i+1)/2 : i*(i+1)/2+i+1]
 				for j, rj := range crel[:i+1] {
 					frow[rj] += urow[j]
 				}
@@ -688,7 +688,7 @@ func (s *Symbolic) factorInto(c *Cholesky, a *CSR) error {
 		if nu := nr - ns; nu > 0 && s.sparen[k] >= 0 {
 			off := len(stack)
 			for i := 0; i < nu; i++ {
-				stack = append(stack, F[(ns+i)*nr+ns:(ns+i)*nr+ns+nu]...)
+				stack = append(stack, F[(ns+i)*nr+ns:(ns+i)*nr+ns+i+1]...)
 			}
 			stackOff = append(stackOff, off)
 			stackSup = append(stackSup, k)
