@@ -443,16 +443,51 @@ func (s *blockSystem) relocate(m, k float64) bool {
 }
 
 // exactlyAssembled reports, before an assembly, whether it will be made
-// of the closed-form blocks only (closedForm) with nothing else in the
-// subtree (the direct check passes, no mapping with a geometric
-// stiffness, no damping matrix of a mass): the sources are known (an
-// assembly happened) and none writes scalar entries.
-func (s *blockSystem) exactlyAssembled(ops *graph.Ops, b float64) bool {
+// of closed-form blocks only (closedForm), structurally: the sources are
+// known (an assembly happened), none writes scalar entries, and every
+// mechanical component of the subtree is a block source — every force
+// field a graph.StiffnessBlockAssembler, every mass a
+// graph.MassBlockAssembler, no interaction force field, no mechanical
+// mapping. A component without a matrix (a contact model, a constant
+// load) makes it false, whether it has a stiffness at the moment or not.
+func (s *blockSystem) exactlyAssembled(ops *graph.Ops) bool {
 	if s.sources == nil || s.hasScalar() || len(s.states) != len(ops.Independent()) {
 		return false
 	}
-	ok, _ := s.checker.check(ops.Root, b != 0)
-	return ok && !s.mapped.anyGeometricOrMassB(ops.Root, b, 1)
+	return allBlockSources(ops.Root)
+}
+
+// allBlockSources reports whether every mechanical component of the
+// subtree of nd writes closed-form blocks (see exactlyAssembled).
+func allBlockSources(nd *graph.Node) bool {
+	if mp := nd.Mapping(); mp != nil {
+		if mp.IsMechanical() {
+			return false
+		}
+		return true // a visual subtree: no forces
+	}
+	for _, o := range nd.Objects {
+		if _, ia := o.(graph.InteractionForceField); ia {
+			return false
+		}
+		if _, isMass := o.(graph.Mass); isMass {
+			if _, ok := o.(graph.MassBlockAssembler); !ok {
+				return false
+			}
+			continue
+		}
+		if _, isFF := o.(graph.ForceField); isFF {
+			if _, ok := o.(graph.StiffnessBlockAssembler); !ok {
+				return false
+			}
+		}
+	}
+	for _, ch := range nd.Children {
+		if !allBlockSources(ch) {
+			return false
+		}
+	}
+	return true
 }
 
 // closedForm reports whether the last assembly had only block sources

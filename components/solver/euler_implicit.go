@@ -114,7 +114,7 @@ func (s *EulerImplicitSolver) Solve(ops *graph.Ops, h float64) error {
 	// rhs = h·f + h·(h + β)·K·v − h·α·M·v. ComputeDf linearises at the
 	// configuration of the ComputeForce just before it.
 	ops.ComputeForce(f)
-	velocityForm := s.NewtonIterations <= 1 && s.exactLinear(ops, -h) && s.velocityProjected(ops, dv)
+	velocityForm := s.NewtonIterations <= 1 && s.exactLinear(ops) && s.velocityProjected(ops, dv)
 	if velocityForm {
 		// A direct solver of an exactly assembled system solves for the
 		// new velocity v₁ = v + Δv: with A = (1 + h·α)·M − h·B − h·(h +
@@ -158,20 +158,20 @@ func (s *EulerImplicitSolver) Solve(ops *graph.Ops, h float64) error {
 // non-symmetric tangent — probed contacts between two states — would
 // show at 1e-8 relative).
 type exactSolver interface {
-	solvesExactly(ops *graph.Ops, b float64) bool
+	solvesExactly(ops *graph.Ops) bool
 }
 
 // solvesExactly implements exactSolver: the subtree is assembled in
 // closed form only (blockSystem.exactlyAssembled).
-func (s *SparseCholeskySolver) solvesExactly(ops *graph.Ops, b float64) bool {
-	return s.sys.exactlyAssembled(ops, b)
+func (s *SparseCholeskySolver) solvesExactly(ops *graph.Ops) bool {
+	return s.sys.exactlyAssembled(ops)
 }
 
 // exactLinear reports whether the linear solver solves the coming system
-// exactly (b: the damping coefficient of the system).
-func (s *EulerImplicitSolver) exactLinear(ops *graph.Ops, b float64) bool {
+// exactly.
+func (s *EulerImplicitSolver) exactLinear(ops *graph.Ops) bool {
 	e, ok := s.linear.(exactSolver)
-	return ok && e.solvesExactly(ops, b)
+	return ok && e.solvesExactly(ops)
 }
 
 // velocityProjected reports whether the projective constraints leave the

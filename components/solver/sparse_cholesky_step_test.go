@@ -143,13 +143,15 @@ func TestSparseCholeskyResidualSource(t *testing.T) {
 	}
 }
 
-// TestImplicitEulerVelocityForm: with SparseCholeskySolver on a system
-// assembled in closed form (scenes/cantilever.toml) implicit Euler solves
-// for the new velocity from the second step on (the first assembles and
-// finds the sources); that its states equal those of the Δv form is
+// TestImplicitEulerVelocityForm: with SparseCholeskySolver on a subtree
+// whose every component writes closed-form blocks
+// (scenes/cantilever.toml) implicit Euler solves for the new velocity
+// from the second step on (the first assembles and finds the sources);
+// that its states equal those of the Δv form is
 // TestCantileverSparseCholeskyStates (states pinned from the Δv form, met
-// to 1e-12). With contacts in the system (probed, possibly non-symmetric
-// entries) the Δv form is kept at every step in contact.
+// to 1e-12). A subtree with a contact model (probed, possibly
+// non-symmetric entries while in contact) keeps the Δv form at every
+// step, in contact or not.
 func TestImplicitEulerVelocityForm(t *testing.T) {
 	s := loadShippedCantilever(t)
 	ode := graphtest.Find[*solver.EulerImplicitSolver](t, s, "beam/EulerImplicitSolver")
@@ -163,23 +165,12 @@ func TestImplicitEulerVelocityForm(t *testing.T) {
 	}
 	box := graphtest.MustLoad(t, "box.toml", contactBoxScene)
 	odeBox := graphtest.Find[*solver.EulerImplicitSolver](t, box, "box/EulerImplicitSolver")
-	st := graphtest.Find[graph.State](t, box, "box/dofs")
-	contactSteps := 0
-	for i := 0; i < 60; i++ {
-		x := st.Vec(graph.Position)
-		for v := 0; v < len(x)/3; v++ {
-			if 0.1736*x[3*v]+0.9848*x[3*v+1] < 0 {
-				contactSteps++
-				break
-			}
-		}
+	for i := 0; i < 30; i++ {
 		if err := box.Step(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	n := odeBox.VelocitySolves()
-	t.Logf("contact box: %d steps in contact of 60, %d solved for the new velocity", contactSteps, n)
-	if n > 60-contactSteps || contactSteps < 20 {
-		t.Errorf("contact box: %d velocity-form steps with %d of 60 steps in contact, want at most %d", n, contactSteps, 60-contactSteps)
+	if n := odeBox.VelocitySolves(); n != 0 {
+		t.Errorf("contact box: %d steps solved for the new velocity, want 0", n)
 	}
 }
