@@ -444,14 +444,15 @@ func (s *blockSystem) relocate(m, k float64) bool {
 
 // exactlyAssembled reports, before an assembly, whether it will be made
 // of closed-form blocks only (closedForm), structurally: the sources are
-// known (an assembly happened), none writes scalar entries, and every
+// known (an assembly happened), none writes scalar entries, no reduced
+// system (graph.ConstraintBasis) is in use, and every
 // mechanical component of the subtree is a block source — every force
 // field a graph.StiffnessBlockAssembler, every mass a
 // graph.MassBlockAssembler, no interaction force field, no mechanical
 // mapping. A component without a matrix (a contact model, a constant
 // load) makes it false, whether it has a stiffness at the moment or not.
 func (s *blockSystem) exactlyAssembled(ops *graph.Ops) bool {
-	if s.sources == nil || s.hasScalar() || len(s.states) != len(ops.Independent()) {
+	if s.sources == nil || s.hasScalar() || s.red.active() || len(s.states) != len(ops.Independent()) {
 		return false
 	}
 	return allBlockSources(ops.Root)
