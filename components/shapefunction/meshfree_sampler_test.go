@@ -251,3 +251,55 @@ name = "n"
 		t.Fatal("the GMLS mapping has no nodes")
 	}
 }
+
+// TestMeshfreeSamplerClosedSurface: material points filling a closed
+// surface (scenes/meshes/capsule.stl, through a MaterialGrid): the
+// elastons' volumes add up to the voxels', every elaston of this bulky
+// capsule (radius 5 cm, 0.3 m long, 40 elastons of about 4 cm) is a
+// solid one, the moments are the partitions', and the nodes are written
+// into the frames' state at rest ([x, I]).
+func TestMeshfreeSamplerClosedSurface(t *testing.T) {
+	s := graphtest.MustLoad(t, "../../scenes/capsule.toml", `
+[[node]]
+name = "n"
+  [[node.object]]
+  type = "MaterialGrid"
+  name = "grid"
+  filename = "meshes/capsule.stl"
+  cellSize = 0.01
+  [[node.object]]
+  type = "MeshfreeSampler"
+  name = "s"
+  frames = "@nodes"
+  nodeCount = 12
+  elastonCount = 40
+  [[node.object]]
+  type = "MechanicalObject"
+  name = "nodes"
+  template = "Affine3"
+`)
+	m := graphtest.Find[*MeshfreeSampler](t, s, "n/s")
+	g, err := graphtest.Find[*MaterialGrid](t, s, "n/grid").Voxels()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkElastons(t, m, g.Volume())
+	h, _, _ := m.ElastonExtents()
+	for e := range h {
+		if k := m.ElastonKind(e); k != "solid" {
+			t.Errorf("elaston %d: %s, extents %v", e, k, h[e])
+		}
+	}
+	st := graphtest.Find[graph.State](t, s, "n/nodes")
+	nodes, _ := m.Nodes()
+	x := st.Vec(graph.RestPosition)
+	for i, p := range nodes {
+		want := []float64{p[0], p[1], p[2], 1, 0, 0, 0, 1, 0, 0, 0, 1}
+		for c, w := range want {
+			if x[12*i+c] != w {
+				t.Fatalf("node %d rest coordinates %v, want %v", i, x[12*i:12*i+12], want)
+			}
+		}
+	}
+	t.Logf("%d voxels, volume %.6g m³, %d elastons, %d nodes", g.NumVoxels(), g.Volume(), len(h), len(nodes))
+}
