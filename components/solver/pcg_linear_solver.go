@@ -16,17 +16,18 @@ import (
 // PCGLinearSolver, with the products either on the assembled sparse
 // system or matrix free.
 //
-// Assembly: the system m·M + k·K of the solver's subtree is assembled as
-// a 3×3-block sparse matrix (blockSystem: the closed-form element
-// matrices of the tetrahedral force fields and the Vec3 masses through an
-// index map computed once per pattern, in parallel and deterministically;
-// the scalar entries of the other assemblers), with the fixed DOFs as
-// identity rows. The whole system can be assembled when every force field
-// and mass with a stiffness sits on an independent state and writes its
-// matrix, no interaction force field is present and, when b ≠ 0, nothing
-// has a damping matrix (the scope of SparseCholeskySolver); this is
-// checked at every solve, since a contact model's stiffness appears only
-// with its contacts.
+// Assembly: the whole system m·M + b·B + k·K of the solver's subtree is
+// assembled as a 3×3-block sparse matrix by the code SparseCholeskySolver
+// uses (blockSystem: the closed-form element matrices of the tetrahedral
+// force fields and the Vec3 masses through an index map computed once
+// per pattern, in parallel and deterministically; the scalar entries of
+// the other assemblers; mappedSystem: masses and force fields on mapped
+// states as JᵀLJ, the mappings' geometric stiffness, interaction force
+// fields, contacts and damping matrices), with the fixed DOFs as
+// identity rows and AttachConstraint's attached DOFs reduced away
+// (reduction: the iteration then runs on the reduced unknowns, and its
+// residual is Tᵀ(rhs − A x)). The factorised preconditioners (ic0, warp)
+// take the symmetric part of the matrix (symmetrizer).
 //
 // Preconditioners (z = P⁻¹ r, then the fixed components zeroed):
 //   - none: plain CG;
@@ -45,26 +46,22 @@ import (
 //     reference shape; a few iterations per step while the deformation
 //     stays near the reference's.
 //
-// When the whole system cannot be assembled (masses or force fields on
-// mapped states, interaction force fields, contacts, damping matrices),
-// the products are matrix free and the preconditioners are built from
-// the part that can: the masses and force fields of the independent
-// states (jacobi replaces a diagonal entry that part leaves without mass
-// or stiffness by the mean of the others). They stay symmetric positive
-// definite and only converge more slowly; one that fails (a part with no
-// mass or stiffness at some DOF: e.g. frames whose mass is all mapped) is
-// an error suggesting jacobi. Projective constraints that mix components
-// allow only none and jacobi.
+// Only when the projective constraints neither fix components nor give
+// a basis (graph.ConstraintBasis) is the whole system not assembled: the
+// products are then matrix free and the preconditioner is built from the
+// independent states' own matrices (jacobi replaces a diagonal entry
+// that part leaves without mass or stiffness by the mean of the others);
+// only none and jacobi are allowed.
 //
 // Products (field product):
 //   - assembled: on the assembled matrix (one pass over the blocks, split
 //     over the worker pool's threads by block rows; ~0.01 µs per
 //     tetrahedron, a fifth of the tetrahedral force fields' matrix-free
-//     product); an error when the whole system cannot be assembled;
+//     product); an error when the constraints prevent the assembly;
 //   - matrixFree: one Ops.ComputeDf traversal per iteration, as
 //     CGLinearSolver (any scene);
-//   - auto (default): assembled whenever the whole system can be
-//     assembled and either the preconditioner needs it in that solve
+//   - auto (default): assembled whenever the constraints allow it and
+//     either the preconditioner needs it in that solve
 //     (jacobi, blockJacobi, ic0, and warp's refactorising solves) or the
 //     previous solve took at least 30 iterations (assembling the 9,984
 //     tetrahedra of the benchmark beam costs about 20 matrix-free
