@@ -278,11 +278,15 @@ func (c *PCGLinearSolver) Solve(ops *graph.Ops, x, rhs graph.VecID, m, b, k floa
 	case "ic0":
 		if c.icFor != c.a || c.icCSR == nil || len(c.icCSR.Val) != len(c.a.Val) || c.ic == nil {
 			c.icCSR, c.icFor = c.a.ToCSR(), c.a
-			c.icSym.apply(c.icCSR)
+			if !sys.closedForm() {
+				c.icSym.apply(c.icCSR)
+			}
 			c.ic, err = sparse.NewIncompleteCholesky(c.icCSR)
 		} else {
 			c.a.CopyToCSR(c.icCSR)
-			c.icSym.apply(c.icCSR)
+			if !sys.closedForm() {
+				c.icSym.apply(c.icCSR)
+			}
 			err = c.ic.Refactor(c.icCSR) // same pattern: no allocation
 		}
 		if err != nil {
@@ -292,7 +296,7 @@ func (c *PCGLinearSolver) Solve(ops *graph.Ops, x, rhs graph.VecID, m, b, k floa
 		}
 	case "warp":
 		if refactor {
-			err = c.warp.factor(c.a, m, b, k, sys.fixed)
+			err = c.warp.factor(c.a, m, b, k, sys.fixed, !sys.closedForm())
 		}
 		c.warp.drift = c.warp.maxDrift()
 		pre = &c.warp

@@ -212,9 +212,10 @@ func (w *warpPrecond) maxDrift() float64 {
 	return worst
 }
 
-// factor factorises A (the system at the current configuration) and
-// makes the current rotations the reference.
-func (w *warpPrecond) factor(A *sparse.BSR3, m, b, k float64, fixed []bool) error {
+// factor factorises A (the system at the current configuration; its
+// symmetric part when symmetrize) and makes the current rotations the
+// reference.
+func (w *warpPrecond) factor(A *sparse.BSR3, m, b, k float64, fixed []bool, symmetrize bool) error {
 	if w.csrFor != A || w.csr == nil || len(w.csr.Val) != len(A.Val) {
 		w.csr = A.ToCSR()
 		w.csrFor = A
@@ -222,7 +223,9 @@ func (w *warpPrecond) factor(A *sparse.BSR3, m, b, k float64, fixed []bool) erro
 	} else {
 		A.CopyToCSR(w.csr)
 	}
-	w.symm.apply(w.csr) // the factor of the symmetric part
+	if symmetrize {
+		w.symm.apply(w.csr) // the factor of the symmetric part
+	}
 	if w.sym == nil {
 		sym, err := sparse.Analyze(w.csr, nil)
 		if err != nil {

@@ -322,7 +322,9 @@ func (s *SparseCholeskySolver) Solve(ops *graph.Ops, x, rhs graph.VecID, m, b, k
 		A.CopyToCSR(s.csr)
 	}
 
-	s.asym = s.sym2.apply(s.csr)
+	// Closed-form element and mass blocks are symmetric: only systems
+	// with other entries need the symmetric part (and a refinement).
+	s.asym = !s.sys.closedForm() && s.sym2.apply(s.csr)
 	s.a = A
 	if s.shift != 0 {
 		s.addShift(s.csr)
