@@ -457,3 +457,60 @@ func BenchmarkRigidMapping1000Points(b *testing.B) {
 		m.ApplyDJT(pdf, pv, cf, 1)
 	}
 }
+
+// TestRigidMappingGeometricStiffnessAsymmetry pins why assembled solvers
+// must treat the tangent of rigid bodies as non-symmetric (README, Linear
+// solvers: non-symmetric tangents): the geometric stiffness of one frame,
+// K = ∂(Jᵀf)/∂θ = Σ [f_i]×[r_i]× (probed with ApplyDJT), has the
+// antisymmetric part ½(K − Kᵀ) = ½[Σ f_i × r_i]× = −½[τ]×, τ = Σ r_i × f_i
+// the moment of the child forces about the frame (the identity
+// [a]×[b]× − [b]×[a]× = [a × b]×): zero only when the forces have no net
+// moment (equilibrium about the frame). Both sides are sums of a few
+// products: 1e-14 of the largest entry.
+func TestRigidMappingGeometricStiffnessAsymmetry(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	pts := randomPoints(rng, 5)
+	s := graphtest.MustLoad(t, "rigid.toml", rigidScene(randomFrames(rng, 1), "")+fmt.Sprintf("    points = %s\n", rows(pts, 3)))
+	m := graphtest.Find[*mapping.RigidMapping](t, s, "body/points/map")
+	m.Apply(m.To().Vec(graph.Position), m.From().Vec(graph.Position))
+	f := graphtest.RandomDeriv(rng, 15, 1)
+	var K [6][6]float64
+	dx, df := make([]float64, 6), make([]float64, 6)
+	for j := 0; j < 6; j++ {
+		clear(df)
+		dx[j] = 1
+		m.ApplyDJT(df, dx, f, 1)
+		dx[j] = 0
+		for i := 0; i < 6; i++ {
+			K[i][j] = df[i]
+		}
+	}
+	frame := m.From().Vec(graph.Position)
+	tr := geom.Vec3{frame[0], frame[1], frame[2]}
+	x := m.To().Vec(graph.Position)
+	var tau geom.Vec3
+	for i := 0; i < 5; i++ {
+		tau = tau.Add(geom.At(x, i).Sub(tr).Cross(geom.At(f, i)))
+	}
+	want := tau.Skew().Scale(-0.5)
+	scale, worst := 0.0, 0.0
+	for i := 0; i < 6; i++ {
+		for j := 0; j < 6; j++ {
+			scale = math.Max(scale, math.Abs(K[i][j]))
+		}
+	}
+	for i := 0; i < 6; i++ {
+		for j := 0; j < 6; j++ {
+			anti := 0.5 * (K[i][j] - K[j][i])
+			w := 0.0
+			if i >= 3 && j >= 3 {
+				w = want[3*(i-3)+j-3]
+			}
+			worst = math.Max(worst, math.Abs(anti-w))
+		}
+	}
+	t.Logf("|τ| = %.3g, largest entry of K %.3g, antisymmetric part vs −½[τ]×: %.3g", tau.Norm(), scale, worst)
+	if worst > 1e-14*scale || tau.Norm() < 1e-3*scale {
+		t.Errorf("antisymmetric part of the geometric stiffness differs from −½[τ]× by %.3g (scale %.3g, |τ| %.3g)", worst, scale, tau.Norm())
+	}
+}
