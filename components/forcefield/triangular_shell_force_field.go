@@ -14,10 +14,11 @@ import (
 // surface of Vec3 points, rotation-free: the resultant-based shell of the
 // lecture notes ("Resultant-based Formulations", Sec. II),
 //
-//	W = Σ_T A₀ [ h/2 ε:C:ε + h³/24 (κ−κ₀):C:(κ−κ₀) ],
+//	W = Σ_T A_T h/2 ε:C:ε  +  Σ_v A_v h³/24 (κ−κ₀):C:(κ−κ₀),
 //
-// with the plane-stress C = E/(1−ν²)[(1−ν)𝕀 + ν 1⊗1], one membrane strain
-// ε and one curvature κ per triangle T (rest area A₀, thickness h).
+// with the plane-stress C = E/(1−ν²)[(1−ν)𝕀 + ν 1⊗1]: one membrane
+// strain ε per triangle T (rest area A_T) and one curvature κ per vertex v
+// (A_v: its mixed Voronoi area at rest; h: the thickness).
 //
 // Membrane: the Green–Lagrange strain of the constant-strain triangle,
 // ε = ½(FᵀF − I) with F = ∂x/∂X the 3×2 deformation gradient over the
@@ -25,26 +26,36 @@ import (
 // under rigid motions of any size, correct for large rotations with small
 // strains.
 //
-// Bending: a basic shell triangle (BST) in the manner of Oñate & Zárate
-// (2000) and Flores & Oñate (2005), with the curvature of a quadratic
-// patch. At Init each triangle's three neighbours across its edges are
-// unfolded into its rest plane (each rotated about the shared edge), and
-// the unique quadratic q(X) = c₀ + c·X + ½XᵀHX through the six points is
-// written as weights: H = Σ_a w_a x_a over the six points x_a. In the
-// current configuration the curvature is the Hessian of the fitted height
-// above the triangle's own plane,
+// Bending: rotation-free, from a quadratic fitted about each vertex. At
+// Init every vertex gets a stencil — itself, its neighbours, and the
+// vertices across the outer edges of its ring of triangles that are no
+// farther than the ring's longest edge — and rest tangent-plane coordinates X of the stencil
+// (projection on the plane normal to the vertex's rest normal). The least-
+// squares quadratic q(X) = c₀ + c·X + ½XᵀHX through the stencil (subject
+// to the boundary conditions below) is linear in the data, so its Hessian
+// is a fixed combination H = Σ_p w_p x_p (+ a constant on clamped edges).
+// In the current configuration the curvature is the Hessian of the fitted
+// height above the vertex's tangent plane,
 //
-//	κ_αβ = t · Σ_a w_aαβ x_a,    t = (x₁−x₀)×(x₂−x₀)/|…|,
+//	κ_αβ = t · (Σ_p w_pαβ x_p + g_αβ),   t = Σ_T m_T / |Σ_T m_T|,
 //
-// κ₀ the same at rest. The weights reproduce every quadratic surface
-// exactly (the patch test of Kirchhoff plates: constant curvature is
-// exact), Σ_a w_a = 0 and κ is made of dot products, so rigid motions of
-// any size leave κ unchanged. The energy, forces −∂W/∂x and the tangent
-// K = ∂f/∂x are exact (the tangent includes the second derivatives of the
-// unit normal).
+// m_T = (x₁−x₀)×(x₂−x₀) over the vertex's triangles (oriented alike), κ₀
+// the same at rest. The fit reproduces quadratic surfaces exactly (so
+// constant curvature is exact: the plate patch test), Σ_p w_p = 0 and κ is
+// made of dot products, so rigid motions of any size leave κ unchanged.
+// Vertex-centred stencils matter: a curvature per triangle from the
+// triangle and its three neighbours (the basic shell triangle) gives an
+// oscillating field — heights ±1 on a checkerboard of vertices — the same
+// curvature in every triangle, which then cancels the smooth curvature
+// and converges to a plate 75% too soft on a checkerboard mesh; about a
+// vertex the same field has curvature of alternating sign.
 //
-// Boundaries: a triangle edge with no neighbour replaces the missing
-// point of the fit by one condition on the quadratic.
+// The energy, forces −∂W/∂x and the tangent K = ∂f/∂x are exact (the
+// tangent includes the second derivatives of the unit normal).
+//
+// Boundaries: at a vertex on the boundary (edges with one triangle), the
+// fit is constrained by one condition per boundary direction (two edges
+// meeting at less than 30° count as one direction, their mean normal):
 //
 //   - free (default): the natural condition of a free or simply supported
 //     edge, no bending moment across it: H_nn + ν H_tt = 0 (n across the
@@ -52,69 +63,74 @@ import (
 //     supported edge is a free edge whose points are held (FixedConstraint
 //     or a projective constraint on their displacements).
 //   - clamped (edges inside a box of clampedBoxes): the slope across the
-//     edge at its midpoint is held at its rest value, ∂x/∂n = the rest
+//     edge at the vertex is held at its rest value, ∂x/∂n = the rest
 //     direction across the edge (in the world frame). Rotation about the
 //     edge is fixed; hold the edge's points too (FixedConstraint).
 //
-// Every edge must be shared by at most two triangles. Triangles may be
-// oriented either way (each one uses its own normal at rest and now).
+// Every edge must be shared by at most two triangles; triangles may be
+// oriented either way.
 type TriangularShellForceField struct {
 	graph.ObjectBase
 	YoungModulus float64     `toml:"youngModulus" doc:"Young's modulus E" unit:"Pa" range:"(0,inf)" required:"true"`
 	PoissonRatio float64     `toml:"poissonRatio" doc:"Poisson's ratio ν (plane stress)" range:"(-1,0.5)"`
 	Thickness    float64     `toml:"thickness" doc:"shell thickness h (membrane stiffness ∝ h, bending ∝ h³)" unit:"m" range:"(0,inf)" required:"true"`
-	Thicknesses  []float64   `toml:"thicknesses" doc:"optional thickness per triangle of the topology, in its order (overrides thickness)" unit:"m" range:"(0,inf)"`
+	Thicknesses  []float64   `toml:"thicknesses" doc:"optional thickness per triangle of the topology, in its order (overrides thickness; a vertex bends with the area-weighted mean of its triangles')" unit:"m" range:"(0,inf)"`
 	Membrane     bool        `toml:"membrane" doc:"include the membrane (stretch and in-plane shear) energy"`
 	Bending      bool        `toml:"bending" doc:"include the bending energy"`
 	ClampedBoxes [][]float64 `toml:"clampedBoxes" doc:"boxes [xmin, ymin, zmin, xmax, ymax, zmax]: boundary edges with both rest end points inside one are clamped (rotation about the edge held at rest); other boundary edges are free (no moment: free or simply supported)" unit:"m"`
 
-	state  graph.State
-	elems  []shellElem
-	ntris  int
-	cm, cb [3][3]float64 // C / h and C / (h³/12) without thickness (E/(1−ν²) …)
-	runner parallel.Runner
+	state graph.State
+	cm    [3][3]float64 // E/(1−ν²) [[1, ν, 0], [ν, 1, 0], [0, 0, (1−ν)/2]]
+	tris  []shellTri
+	pats  []shellPatch
+	units []shellUnit
+	nodes []int32 // the points of every unit, unit u's at nodes[u.slot : u.slot+u.n]
 
-	// per element at the last AddForce
-	fLoc []float64 // 18 per element
-	kLoc []float64 // 324 per element (row-major 18×18, K = ∂f/∂x)
+	runner parallel.Runner
+	// per unit at the last AddForce
+	fLoc []float64 // 3 per slot
+	kLoc []float64 // (3n)² per unit, row-major, K = ∂f/∂x
 	wLoc []float64
-	dLoc []float64 // 18 per element (AddDForce scratch)
+	dLoc []float64 // 3 per slot (AddDForce)
 	x    []float64
 
-	start, slots []int32 // vertex → element slots (6 per element; missing ones go to vertex np)
+	start, slots []int32 // vertex → slots
 	blocks       []int32
-	blockOf      []int32 // per block: element*36 + a*6 + b
+	blockK       []int // per block: offset of its top-left entry in kLoc
+	blockRow     []int // per block: the row stride (3n)
 	scratchF     []float64
 }
 
-// shellElem is one triangle: its corners v[0..2], the points across its
-// edges v[3+a] (across the edge opposite corner a; −1 on a boundary).
-type shellElem struct {
-	v    [6]int32
-	area float64
-	h    float64
-	gm   [3][2]float64    // membrane: ∂N_a/∂X_α of the corners
-	w    [3][6]float64    // bending: H_s = Σ_a w[s][a] x_a + g[s], s = XX, YY, XY
-	g    [3]geom.Vec3     // clamped edges' constant part
-	k0   [3]float64       // rest curvature (XX, YY, XY)
-	pair [6]bool          // which of the six points exist
-	edge [3]shellEdgeKind // per edge opposite corner a
+// shellUnit is a membrane triangle (tri ≥ 0) or a bending patch (pat ≥ 0).
+type shellUnit struct {
+	slot, n  int32
+	tri, pat int32
+	koff     int
 }
 
-type shellEdgeKind uint8
+// shellTri is one membrane triangle.
+type shellTri struct {
+	area, h float64
+	gm      [3][2]float64 // ∂N_a/∂X_α of the corners
+}
 
-const (
-	shellInterior shellEdgeKind = iota
-	shellFree
-	shellClamped
-)
+// shellPatch is one vertex's bending stencil (its points are its unit's
+// nodes, the vertex first).
+type shellPatch struct {
+	ring    [][3]int32 // the vertex's triangles, local point indices, oriented alike
+	area, h float64
+	w       [3][]geom.Mat3 // H_s = Σ_p w[s][p] x_p + g[s], s = XX, YY, XY (multiples of I but at clamped edges)
+	g       [3]geom.Vec3
+	k0      [3]float64
+	e1, e2  geom.Vec3 // rest tangent axes (world)
+}
 
 func init() {
 	graph.Register(graph.TypeInfo{
 		Name: "TriangularShellForceField",
 		Kind: graph.KindForceField,
-		Summary: "Thin shell on a triangle surface of Vec3 points, rotation-free: Green–Lagrange membrane (CST) and basic-shell-triangle bending " +
-			"(curvature of the quadratic through each triangle and its three neighbours); free/simply supported or clamped edges; energy and exact tangent.",
+		Summary: "Thin shell on a triangle surface of Vec3 points, rotation-free: Green–Lagrange membrane (CST) and bending from a quadratic fitted about each vertex; " +
+			"free/simply supported or clamped edges; energy and exact tangent.",
 		New: func() graph.Object {
 			return &TriangularShellForceField{PoissonRatio: 0.3, Membrane: true, Bending: true}
 		},
@@ -139,10 +155,6 @@ func (c *TriangularShellForceField) Validate() error {
 	return nil
 }
 
-// Init builds the elements from the topology's triangles and the state's
-// rest positions.
-func (c *TriangularShellForceField) Init() error { return c.Wrap(c.initialise()) }
-
 func (c *TriangularShellForceField) inClampedBox(p geom.Vec3) bool {
 	for _, b := range c.ClampedBoxes {
 		if p[0] >= b[0] && p[1] >= b[1] && p[2] >= b[2] && p[0] <= b[3] && p[1] <= b[4] && p[2] <= b[5] {
@@ -150,6 +162,16 @@ func (c *TriangularShellForceField) inClampedBox(p geom.Vec3) bool {
 		}
 	}
 	return false
+}
+
+// Init builds the membrane triangles and the bending stencils from the
+// topology's triangles and the state's rest positions.
+func (c *TriangularShellForceField) Init() error { return c.Wrap(c.initialise()) }
+
+// shellBoundaryEdge is a boundary edge seen from one of its vertices.
+type shellBoundaryEdge struct {
+	other, third int // the edge's other end and its triangle's third vertex
+	clamped      bool
 }
 
 func (c *TriangularShellForceField) initialise() error {
@@ -174,8 +196,14 @@ func (c *TriangularShellForceField) initialise() error {
 	c.state = st
 	np := st.Size()
 	rest := st.Vec(graph.RestPosition)
+	e, nu := c.YoungModulus, c.PoissonRatio
+	s := e / (1 - nu*nu)
+	c.cm = [3][3]float64{{s, s * nu, 0}, {s * nu, s, 0}, {0, 0, s * (1 - nu) / 2}}
+
 	type side struct{ tri, corner int }
 	edges := map[[2]int][]side{}
+	vtris := make([][]int, np)
+	c.tris = make([]shellTri, len(tris))
 	for t, tri := range tris {
 		for _, v := range tri {
 			if v < 0 || v >= np {
@@ -188,220 +216,415 @@ func (c *TriangularShellForceField) initialise() error {
 		for a := 0; a < 3; a++ {
 			key := sorted2(tri[(a+1)%3], tri[(a+2)%3])
 			edges[key] = append(edges[key], side{t, a})
+			vtris[tri[a]] = append(vtris[tri[a]], t)
 		}
-	}
-	e, nu := c.YoungModulus, c.PoissonRatio
-	s := e / (1 - nu*nu)
-	c.cm = [3][3]float64{{s, s * nu, 0}, {s * nu, s, 0}, {0, 0, s * (1 - nu) / 2}}
-	c.cb = c.cm
-	c.elems = make([]shellElem, len(tris))
-	c.ntris = len(tris)
-	for t, tri := range tris {
-		el := &c.elems[t]
-		el.h = c.Thickness
+		h := c.Thickness
 		if len(c.Thicknesses) > 0 {
-			el.h = c.Thicknesses[t]
+			h = c.Thicknesses[t]
 		}
-		for a := 0; a < 3; a++ {
-			el.v[a] = int32(tri[a])
-			el.v[3+a] = -1
-			key := sorted2(tri[(a+1)%3], tri[(a+2)%3])
-			sd := edges[key]
-			switch len(sd) {
-			case 1:
-				el.edge[a] = shellFree
-				if c.inClampedBox(geom.At(rest, key[0])) && c.inClampedBox(geom.At(rest, key[1])) {
-					el.edge[a] = shellClamped
-				}
-			case 2:
-				o := sd[0]
-				if o.tri == t {
-					o = sd[1]
-				}
-				q := tris[o.tri][o.corner]
-				if q == tri[a] {
-					return fmt.Errorf("triangles %d and %d have the same three vertices", t, o.tri)
-				}
-				el.v[3+a] = int32(q)
-			default:
-				return fmt.Errorf("edge (%d, %d) is shared by %d triangles (%d, %d, %d, ...); a shell needs each edge in at most two",
-					key[0], key[1], len(sd), sd[0].tri, sd[1].tri, sd[2].tri)
-			}
-		}
-		if err := c.setupElem(el, rest); err != nil {
+		if err := c.setupTri(&c.tris[t], tri, rest, h); err != nil {
 			return fmt.Errorf("triangle %d %v: %w", t, tri, err)
 		}
 	}
-	ne := len(c.elems)
-	c.fLoc = make([]float64, 18*ne)
-	c.kLoc = make([]float64, 324*ne)
-	c.wLoc = make([]float64, ne)
-	c.dLoc = make([]float64, 18*ne)
-	nodes := make([]int32, 6*ne)
-	for ei := range c.elems {
-		for a := 0; a < 6; a++ {
-			v := c.elems[ei].v[a]
-			if v < 0 {
-				v = int32(np)
+	bnd := make([][]shellBoundaryEdge, np)
+	for key, sd := range edges {
+		switch len(sd) {
+		case 1:
+			third := tris[sd[0].tri][sd[0].corner]
+			cl := c.inClampedBox(geom.At(rest, key[0])) && c.inClampedBox(geom.At(rest, key[1]))
+			bnd[key[0]] = append(bnd[key[0]], shellBoundaryEdge{key[1], third, cl})
+			bnd[key[1]] = append(bnd[key[1]], shellBoundaryEdge{key[0], third, cl})
+		case 2:
+			if tris[sd[0].tri][sd[0].corner] == tris[sd[1].tri][sd[1].corner] {
+				return fmt.Errorf("triangles %d and %d have the same three vertices", sd[0].tri, sd[1].tri)
 			}
-			nodes[6*ei+a] = v
+		default:
+			return fmt.Errorf("edge (%d, %d) is shared by %d triangles (%d, %d, %d, ...); a shell needs each edge in at most two",
+				key[0], key[1], len(sd), sd[0].tri, sd[1].tri, sd[2].tri)
 		}
 	}
-	c.start, c.slots = buildIncidence(nodes, np+1)
-	c.blocks, c.blockOf = nil, nil
-	for ei := range c.elems {
-		el := &c.elems[ei]
-		for a := 0; a < 6; a++ {
-			for b := 0; b < 6; b++ {
-				if el.pair[a] && el.pair[b] {
-					c.blocks = append(c.blocks, el.v[a], el.v[b])
-					c.blockOf = append(c.blockOf, int32(36*ei+6*a+b))
-				}
+	// Boundary edges in a fixed order (the map's is random).
+	for v := range bnd {
+		b := bnd[v]
+		for i := 1; i < len(b); i++ {
+			for j := i; j > 0 && b[j].other < b[j-1].other; j-- {
+				b[j], b[j-1] = b[j-1], b[j]
 			}
 		}
 	}
+
+	c.units, c.nodes, c.pats = nil, nil, nil
+	koff := 0
+	addUnit := func(nodes []int32, tri, pat int) {
+		n := len(nodes)
+		c.units = append(c.units, shellUnit{slot: int32(len(c.nodes)), n: int32(n), tri: int32(tri), pat: int32(pat), koff: koff})
+		c.nodes = append(c.nodes, nodes...)
+		koff += 9 * n * n
+	}
+	if c.Membrane {
+		for t, tri := range tris {
+			addUnit([]int32{int32(tri[0]), int32(tri[1]), int32(tri[2])}, t, -1)
+		}
+	}
+	// across(t, i, j): the vertex opposite edge (i, j) in the other
+	// triangle on it than t, or −1.
+	across := func(t, i, j int) int {
+		for _, sd := range edges[sorted2(i, j)] {
+			if sd.tri != t {
+				return tris[sd.tri][sd.corner]
+			}
+		}
+		return -1
+	}
+	if c.Bending {
+		for v := 0; v < np; v++ {
+			if len(vtris[v]) == 0 {
+				continue
+			}
+			var p shellPatch
+			nodes, err := c.setupPatch(&p, v, tris, vtris, across, bnd[v], rest)
+			if err != nil {
+				return fmt.Errorf("vertex %d: %w", v, err)
+			}
+			c.pats = append(c.pats, p)
+			addUnit(nodes, -1, len(c.pats)-1)
+		}
+	}
+	nslot := len(c.nodes)
+	c.fLoc = make([]float64, 3*nslot)
+	c.dLoc = make([]float64, 3*nslot)
+	c.kLoc = make([]float64, koff)
+	c.wLoc = make([]float64, len(c.units))
+	c.start, c.slots = buildIncidence(c.nodes, np)
+	c.blocks, c.blockK, c.blockRow = nil, nil, nil
+	for _, u := range c.units {
+		nd := c.nodes[u.slot : u.slot+u.n]
+		row := 3 * int(u.n)
+		for a := range nd {
+			for b := range nd {
+				c.blocks = append(c.blocks, nd[a], nd[b])
+				c.blockK = append(c.blockK, u.koff+3*a*row+3*b)
+				c.blockRow = append(c.blockRow, row)
+			}
+		}
+	}
+	c.x = nil
 	return nil
 }
 
-// setupElem computes the rest data of one triangle: membrane shape
-// gradients, the quadratic-fit weights and the rest curvature.
-func (c *TriangularShellForceField) setupElem(el *shellElem, rest []float64) error {
-	x0, x1, x2 := geom.At(rest, int(el.v[0])), geom.At(rest, int(el.v[1])), geom.At(rest, int(el.v[2]))
+// setupTri computes a membrane triangle's rest data.
+func (c *TriangularShellForceField) setupTri(el *shellTri, tri [3]int, rest []float64, h float64) error {
+	x0, x1, x2 := geom.At(rest, tri[0]), geom.At(rest, tri[1]), geom.At(rest, tri[2])
 	m := x1.Sub(x0).Cross(x2.Sub(x0))
-	if m.Norm() == 0 {
+	if !(m.Norm() > 0) {
 		return errors.New("zero rest area")
 	}
 	el.area = m.Norm() / 2
+	el.h = h
 	e1 := x1.Sub(x0).Normalized()
-	n0 := m.Normalized()
-	e2 := n0.Cross(e1)
-	var P [6][2]float64
+	e2 := m.Normalized().Cross(e1)
+	var P [3][2]float64
 	for a, x := range []geom.Vec3{x0, x1, x2} {
 		d := x.Sub(x0)
 		P[a] = [2]float64{d.Dot(e1), d.Dot(e2)}
 	}
-	// Membrane: gradients of the linear shape functions.
 	det := (P[1][0]-P[0][0])*(P[2][1]-P[0][1]) - (P[2][0]-P[0][0])*(P[1][1]-P[0][1])
 	for a := 0; a < 3; a++ {
 		b, cc := (a+1)%3, (a+2)%3
 		el.gm[a] = [2]float64{(P[b][1] - P[cc][1]) / det, (P[cc][0] - P[b][0]) / det}
 	}
-	for a := 0; a < 6; a++ {
-		el.pair[a] = el.v[a] >= 0
-	}
-	if !c.Bending {
-		return nil
-	}
-	// Bending: the quadratic fit in coordinates ξ = (X − centroid)/ℓ.
-	cx := (P[0][0] + P[1][0] + P[2][0]) / 3
-	cy := (P[0][1] + P[1][1] + P[2][1]) / 3
-	l := math.Sqrt(2 * el.area)
-	var A [6][6]float64
-	var rhs [6]geom.Vec3 // constant right-hand sides (clamped edges)
-	pointRow := func(p [2]float64) [6]float64 {
-		u, v := (p[0]-cx)/l, (p[1]-cy)/l
-		return [6]float64{1, u, v, u * u, u * v, v * v}
-	}
-	for a := 0; a < 3; a++ {
-		A[a] = pointRow(P[a])
-	}
-	nu := c.PoissonRatio
-	for a := 0; a < 3; a++ {
-		i, j, k := (a+1)%3, (a+2)%3, a
-		pi, pj := P[i], P[j]
-		L := math.Hypot(pj[0]-pi[0], pj[1]-pi[1])
-		tt := [2]float64{(pj[0] - pi[0]) / L, (pj[1] - pi[1]) / L}
-		nn := [2]float64{tt[1], -tt[0]}
-		if (P[k][0]-pi[0])*nn[0]+(P[k][1]-pi[1])*nn[1] > 0 {
-			nn = [2]float64{-nn[0], -nn[1]} // outward, away from corner k
-		}
-		switch {
-		case el.v[3+a] >= 0:
-			// Unfold the neighbour's point q about the edge.
-			xi, xj := geom.At(rest, int(el.v[i])), geom.At(rest, int(el.v[j]))
-			xq := geom.At(rest, int(el.v[3+a]))
-			dh := xj.Sub(xi).Normalized()
-			s := xq.Sub(xi).Dot(dh)
-			r := xq.Sub(xi).Sub(dh.Scale(s)).Norm()
-			if !(r > 1e-12*L) {
-				return fmt.Errorf("the triangle across edge (%d, %d) has zero rest area", el.v[i], el.v[j])
-			}
-			A[3+a] = pointRow([2]float64{pi[0] + s*tt[0] + r*nn[0], pi[1] + s*tt[1] + r*nn[1]})
-		case el.edge[a] == shellFree:
-			// H_nn + ν H_tt = 0 (in ξ, the same condition up to ℓ²).
-			A[3+a] = [6]float64{0, 0, 0,
-				2 * (nn[0]*nn[0] + nu*tt[0]*tt[0]),
-				2 * (nn[0]*nn[1] + nu*tt[0]*tt[1]),
-				2 * (nn[1]*nn[1] + nu*tt[1]*tt[1])}
-		default:
-			// ∂q/∂n at the edge midpoint = ℓ · (the rest direction across the edge).
-			mu, mv := ((pi[0]+pj[0])/2-cx)/l, ((pi[1]+pj[1])/2-cy)/l
-			A[3+a] = [6]float64{0, nn[0], nn[1], 2 * nn[0] * mu, nn[0]*mv + nn[1]*mu, 2 * nn[1] * mv}
-			rhs[3+a] = e1.Scale(nn[0]).Add(e2.Scale(nn[1])).Scale(l)
-		}
-	}
-	inv, ok := invert6(A)
-	if !ok {
-		return errors.New("the quadratic patch through the triangle and its neighbours is degenerate (its points lie on a conic): remesh or move a point")
-	}
-	l2 := l * l
-	for k := 0; k < 6; k++ {
-		wk := [3]float64{2 * inv[3][k] / l2, 2 * inv[5][k] / l2, inv[4][k] / l2}
-		for s := 0; s < 3; s++ {
-			if k < 3 || el.v[k] >= 0 {
-				el.w[s][k] = wk[s]
-			} else {
-				el.g[s] = el.g[s].Add(rhs[k].Scale(wk[s]))
-			}
-		}
-	}
-	for s := 0; s < 3; s++ {
-		v := el.g[s]
-		for a := 0; a < 6; a++ {
-			if el.v[a] >= 0 {
-				v = v.Add(geom.At(rest, int(el.v[a])).Scale(el.w[s][a]))
-			}
-		}
-		el.k0[s] = n0.Dot(v)
-	}
 	return nil
 }
 
-// invert6 inverts a 6×6 matrix by Gauss–Jordan elimination with partial
-// pivoting; false when a pivot is below 1e-10 of the largest entry (the
-// matrix is singular to working accuracy).
-func invert6(a [6][6]float64) ([6][6]float64, bool) {
-	var inv [6][6]float64
-	big := 0.0
-	for i := 0; i < 6; i++ {
-		inv[i][i] = 1
-		for j := 0; j < 6; j++ {
-			big = math.Max(big, math.Abs(a[i][j]))
+// setupPatch builds vertex v's bending stencil and fit; it returns the
+// stencil's points (v first).
+func (c *TriangularShellForceField) setupPatch(p *shellPatch, v int, tris [][3]int, vtris [][]int, across func(t, i, j int) int, bnd []shellBoundaryEdge, rest []float64) ([]int32, error) {
+	local := map[int]int32{v: 0}
+	nodes := []int32{int32(v)}
+	add := func(q int) int32 {
+		if i, ok := local[q]; ok {
+			return i
+		}
+		local[q] = int32(len(nodes))
+		nodes = append(nodes, int32(q))
+		return local[q]
+	}
+	xv := geom.At(rest, v)
+	var mref, msum geom.Vec3
+	for k, t := range vtris[v] {
+		tri := tris[t]
+		m := geom.At(rest, tri[1]).Sub(geom.At(rest, tri[0])).Cross(geom.At(rest, tri[2]).Sub(geom.At(rest, tri[0])))
+		r := [3]int32{add(tri[0]), add(tri[1]), add(tri[2])}
+		if k == 0 {
+			mref = m
+		} else if m.Dot(mref) < 0 {
+			r[1], r[2] = r[2], r[1]
+			m = m.Scale(-1)
+		}
+		msum = msum.Add(m)
+		p.ring = append(p.ring, r)
+		a := voronoiArea(rest, v, tri)
+		p.area += a
+		h := c.Thickness
+		if len(c.Thicknesses) > 0 {
+			h = c.Thicknesses[t]
+		}
+		p.h += h * a
+	}
+	p.h /= p.area
+	ringSize := len(nodes)
+	// The vertices across the ring's outer edges that lie within the
+	// longest edge of the ring's triangles (on a grid: the 3 × 3 block
+	// about the vertex whatever its valence, so that neighbouring vertices
+	// fit alike).
+	reach := 0.0
+	for _, t := range vtris[v] {
+		tri := tris[t]
+		for a := 0; a < 3; a++ {
+			reach = math.Max(reach, geom.At(rest, tri[a]).Sub(geom.At(rest, tri[(a+1)%3])).Norm())
 		}
 	}
-	for col := 0; col < 6; col++ {
+	reach *= 1 + 1e-6
+	for _, t := range vtris[v] {
+		tri := tris[t]
+		for a := 0; a < 3; a++ {
+			if tri[a] == v {
+				if q := across(t, tri[(a+1)%3], tri[(a+2)%3]); q >= 0 && geom.At(rest, q).Sub(xv).Norm() <= reach {
+					add(q)
+				}
+			}
+		}
+	}
+	t0 := msum.Normalized()
+	if !(msum.Norm() > 0) {
+		return nil, errors.New("its triangles' normals cancel")
+	}
+	// Tangent axes: e1 towards the first neighbour.
+	d := geom.At(rest, int(nodes[1])).Sub(xv)
+	e1 := d.Sub(t0.Scale(d.Dot(t0))).Normalized()
+	e2 := t0.Cross(e1)
+	p.e1, p.e2 = e1, e2
+	l := 0.0
+	for _, q := range nodes[1:ringSize] {
+		l += geom.At(rest, int(q)).Sub(xv).Norm()
+	}
+	l /= float64(ringSize - 1)
+	to2 := func(q int) [2]float64 {
+		d := geom.At(rest, q).Sub(xv)
+		return [2]float64{d.Dot(e1) / l, d.Dot(e2) / l}
+	}
+	np := len(nodes)
+	// Constraints: one per boundary direction.
+	type cons struct {
+		row [6]float64
+		rhs geom.Vec3
+	}
+	var cs []cons
+	type dir struct {
+		n       [2]float64
+		clamped bool
+	}
+	var dirs []dir
+	for _, b := range bnd {
+		q := to2(b.other)
+		L := math.Hypot(q[0], q[1])
+		n := [2]float64{q[1] / L, -q[0] / L}
+		if r := to2(b.third); r[0]*n[0]+r[1]*n[1] > 0 {
+			n = [2]float64{-n[0], -n[1]}
+		}
+		merged := false
+		for i := range dirs {
+			if dirs[i].clamped == b.clamped && dirs[i].n[0]*n[0]+dirs[i].n[1]*n[1] > math.Cos(math.Pi/6) {
+				s := [2]float64{dirs[i].n[0] + n[0], dirs[i].n[1] + n[1]}
+				sl := math.Hypot(s[0], s[1])
+				dirs[i].n = [2]float64{s[0] / sl, s[1] / sl}
+				merged = true
+				break
+			}
+		}
+		if !merged {
+			dirs = append(dirs, dir{n, b.clamped})
+		}
+	}
+	// Free directions constrain the fit; clamped ones mirror the stencil
+	// across the edge (ghost points, their positions reflected in the rest
+	// frame: x_g = M x_p + (I − M) x_v, M = I − 2 n nᵀ), so the fitted
+	// surface leaves the edge with its rest slope.
+	nu := c.PoissonRatio
+	type mirror struct {
+		m2 [2][2]float64 // in tangent coordinates
+		m3 geom.Mat3     // in the world
+	}
+	var mirrors []mirror
+	for _, dr := range dirs {
+		n := dr.n
+		tt := [2]float64{-n[1], n[0]}
+		if dr.clamped {
+			nw := e1.Scale(n[0]).Add(e2.Scale(n[1]))
+			mirrors = append(mirrors, mirror{
+				m2: [2][2]float64{{1 - 2*n[0]*n[0], -2 * n[0] * n[1]}, {-2 * n[1] * n[0], 1 - 2*n[1]*n[1]}},
+				m3: geom.Identity3().Sub(nw.Outer(nw).Scale(2)),
+			})
+			continue
+		}
+		cs = append(cs, cons{row: [6]float64{0, 0, 0,
+			2 * (n[0]*n[0] + nu*tt[0]*tt[0]),
+			2 * (n[0]*n[1] + nu*tt[0]*tt[1]),
+			2 * (n[1]*n[1] + nu*tt[1]*tt[1])}})
+	}
+	if len(mirrors) == 2 {
+		// The corner's third image: both reflections.
+		a, b := mirrors[0], mirrors[1]
+		var m2 [2][2]float64
+		for i := 0; i < 2; i++ {
+			for j := 0; j < 2; j++ {
+				m2[i][j] = a.m2[i][0]*b.m2[0][j] + a.m2[i][1]*b.m2[1][j]
+			}
+		}
+		mirrors = append(mirrors, mirror{m2: m2, m3: a.m3.Mul(b.m3)})
+	}
+	// Least-squares rows: the stencil's points (data x_p) and their images
+	// (data M x_p + (I − M) x_v).
+	type fitRow struct {
+		row  [6]float64
+		p    int
+		m    geom.Mat3 // the data is m x_p + (I − m) x_v
+		real bool
+	}
+	var rows []fitRow
+	poly := func(X [2]float64) [6]float64 {
+		return [6]float64{1, X[0], X[1], X[0] * X[0], X[0] * X[1], X[1] * X[1]}
+	}
+	for i, q := range nodes {
+		X := to2(int(q))
+		rows = append(rows, fitRow{row: poly(X), p: i, m: geom.Identity3(), real: true})
+		for _, mr := range mirrors {
+			Y := [2]float64{mr.m2[0][0]*X[0] + mr.m2[0][1]*X[1], mr.m2[1][0]*X[0] + mr.m2[1][1]*X[1]}
+			if math.Hypot(Y[0]-X[0], Y[1]-X[1]) < 1e-9 {
+				continue // on the mirror: its own image
+			}
+			rows = append(rows, fitRow{row: poly(Y), p: i, m: mr.m3})
+		}
+	}
+	// KKT system [[AᵀA, Bᵀ], [B, 0]] of the constrained least squares.
+	nc := len(cs)
+	N := 6 + nc
+	kkt := make([][]float64, N)
+	for i := range kkt {
+		kkt[i] = make([]float64, N)
+	}
+	for _, r := range rows {
+		for a := 0; a < 6; a++ {
+			for b := 0; b < 6; b++ {
+				kkt[a][b] += r.row[a] * r.row[b]
+			}
+		}
+	}
+	for k, cn := range cs {
+		for a := 0; a < 6; a++ {
+			kkt[6+k][a] = cn.row[a]
+			kkt[a][6+k] = cn.row[a]
+		}
+	}
+	inv, ok := invertN(kkt)
+	if !ok {
+		return nil, fmt.Errorf("its %d-point neighbourhood (with %d boundary conditions) cannot determine a quadratic: too few or degenerate points", np, nc+len(mirrors))
+	}
+	// Hessian coefficients: H_XX = 2c₃/l², H_YY = 2c₅/l², H_XY = c₄/l².
+	coef := [3]int{3, 5, 4}
+	scale := [3]float64{2 / (l * l), 2 / (l * l), 1 / (l * l)}
+	for s := 0; s < 3; s++ {
+		r := inv[coef[s]]
+		p.w[s] = make([]geom.Mat3, np)
+		for _, fr := range rows {
+			w := 0.0
+			for a := 0; a < 6; a++ {
+				w += r[a] * fr.row[a]
+			}
+			w *= scale[s]
+			p.w[s][fr.p] = p.w[s][fr.p].Add(fr.m.Scale(w))
+			if !fr.real {
+				p.w[s][0] = p.w[s][0].Add(geom.Identity3().Sub(fr.m).Scale(w))
+			}
+		}
+		for k, cn := range cs {
+			p.g[s] = p.g[s].Add(cn.rhs.Scale(scale[s] * r[6+k]))
+		}
+	}
+	for s := 0; s < 3; s++ {
+		vv := p.g[s]
+		for i, q := range nodes {
+			vv = vv.Add(p.w[s][i].MulVec(geom.At(rest, int(q))))
+		}
+		p.k0[s] = t0.Dot(vv)
+	}
+	return nodes, nil
+}
+
+// voronoiArea returns vertex v's share of the rest area of triangle tri
+// (Meyer et al. 2003, "mixed" Voronoi area): its Voronoi region
+// (|vq|² cot r + |vr|² cot q)/8 when no angle is obtuse, else half the
+// area when v's angle is obtuse and a quarter when another is. The shares
+// sum to the triangle's area.
+func voronoiArea(rest []float64, v int, tri [3]int) float64 {
+	var q, r int
+	for a := 0; a < 3; a++ {
+		if tri[a] == v {
+			q, r = tri[(a+1)%3], tri[(a+2)%3]
+		}
+	}
+	xv, xq, xr := geom.At(rest, v), geom.At(rest, q), geom.At(rest, r)
+	area := xq.Sub(xv).Cross(xr.Sub(xv)).Norm() / 2
+	dv := xq.Sub(xv).Dot(xr.Sub(xv)) // ∝ cos of the angle at v
+	dq := xv.Sub(xq).Dot(xr.Sub(xq))
+	dr := xv.Sub(xr).Dot(xq.Sub(xr))
+	switch {
+	case dv < 0:
+		return area / 2
+	case dq < 0 || dr < 0:
+		return area / 4
+	}
+	// cot = dot / |cross| = dot / (2 area)
+	return (xq.Sub(xv).Norm2()*dr + xr.Sub(xv).Norm2()*dq) / (16 * area)
+}
+
+// invertN inverts a small square matrix by Gauss–Jordan elimination with
+// partial pivoting; false when a pivot is below 1e-10 of the largest
+// entry (singular to working accuracy).
+func invertN(a [][]float64) ([][]float64, bool) {
+	n := len(a)
+	inv := make([][]float64, n)
+	big := 0.0
+	for i := range a {
+		inv[i] = make([]float64, n)
+		inv[i][i] = 1
+		for _, v := range a[i] {
+			big = math.Max(big, math.Abs(v))
+		}
+	}
+	for col := 0; col < n; col++ {
 		p := col
-		for r := col + 1; r < 6; r++ {
+		for r := col + 1; r < n; r++ {
 			if math.Abs(a[r][col]) > math.Abs(a[p][col]) {
 				p = r
 			}
 		}
 		if !(math.Abs(a[p][col]) > 1e-10*big) {
-			return inv, false
+			return nil, false
 		}
 		a[col], a[p] = a[p], a[col]
 		inv[col], inv[p] = inv[p], inv[col]
 		d := 1 / a[col][col]
-		for j := 0; j < 6; j++ {
+		for j := 0; j < n; j++ {
 			a[col][j] *= d
 			inv[col][j] *= d
 		}
-		for r := 0; r < 6; r++ {
+		for r := 0; r < n; r++ {
 			if r == col || a[r][col] == 0 {
 				continue
 			}
 			f := a[r][col]
-			for j := 0; j < 6; j++ {
+			for j := 0; j < n; j++ {
 				a[r][j] -= f * a[col][j]
 				inv[r][j] -= f * inv[col][j]
 			}
@@ -414,230 +637,268 @@ func invert6(a [6][6]float64) ([6][6]float64, bool) {
 // of GOMAXPROCS).
 func (c *TriangularShellForceField) SetWorkers(n int) { c.runner.Workers = n }
 
-// NumTriangles returns the number of shell triangles (after Init).
-func (c *TriangularShellForceField) NumTriangles() int { return len(c.elems) }
+// NumTriangles returns the number of membrane triangles and NumPatches the
+// number of bending stencils (one per vertex), after Init.
+func (c *TriangularShellForceField) NumTriangles() int { return len(c.tris) }
 
-// Curvature returns triangle t's curvature change κ − κ₀ (XX, YY, XY in
-// its rest frame: X along its first edge) at x.
-func (c *TriangularShellForceField) Curvature(t int, x []float64) [3]float64 {
-	el := &c.elems[t]
-	x0, x1, x2 := geom.At(x, int(el.v[0])), geom.At(x, int(el.v[1])), geom.At(x, int(el.v[2]))
-	n := x1.Sub(x0).Cross(x2.Sub(x0)).Normalized()
-	var k [3]float64
-	for s := 0; s < 3; s++ {
-		v := el.g[s]
-		for a := 0; a < 6; a++ {
-			if el.v[a] >= 0 {
-				v = v.Add(geom.At(x, int(el.v[a])).Scale(el.w[s][a]))
-			}
-		}
-		k[s] = n.Dot(v) - el.k0[s]
+// NumPatches returns the number of bending stencils (one per vertex of a triangle).
+func (c *TriangularShellForceField) NumPatches() int { return len(c.pats) }
+
+// patchUnit returns the unit of bending patch i.
+func (c *TriangularShellForceField) patchUnit(i int) *shellUnit {
+	off := 0
+	if c.Membrane {
+		off = len(c.tris)
 	}
-	return k
+	return &c.units[off+i]
 }
 
-// element returns the energy of triangle el at x and, when f is not nil,
-// writes its forces (18: the six points) and when kk is not nil its
-// tangent ∂f/∂x (18×18 row-major).
-func (c *TriangularShellForceField) element(el *shellElem, x []float64, f, kk []float64) float64 {
-	var p [6]geom.Vec3
-	for a := 0; a < 6; a++ {
-		if el.v[a] >= 0 {
-			p[a] = geom.At(x, int(el.v[a]))
-		}
+// Curvature returns the curvature change κ − κ₀ at bending patch i's
+// vertex (in world axes: the 3×3 tensor κ_XX e1⊗e1 + κ_XY (e1⊗e2 + e2⊗e1)
+// + κ_YY e2⊗e2 of the rest tangent axes) at x, and the vertex.
+func (c *TriangularShellForceField) Curvature(i int, x []float64) (geom.Mat3, int) {
+	u := c.patchUnit(i)
+	p := &c.pats[i]
+	nd := c.nodes[u.slot : u.slot+u.n]
+	var m geom.Vec3
+	for _, r := range p.ring {
+		x0 := geom.At(x, int(nd[r[0]]))
+		m = m.Add(geom.At(x, int(nd[r[1]])).Sub(x0).Cross(geom.At(x, int(nd[r[2]])).Sub(x0)))
 	}
+	t := m.Normalized()
+	var k [3]float64
+	for s := 0; s < 3; s++ {
+		v := p.g[s]
+		for a, q := range nd {
+			v = v.Add(p.w[s][a].MulVec(geom.At(x, int(q))))
+		}
+		k[s] = t.Dot(v) - p.k0[s]
+	}
+	K := p.e1.Outer(p.e1).Scale(k[0]).Add(p.e2.Outer(p.e2).Scale(k[1])).Add(p.e1.Outer(p.e2).Add(p.e2.Outer(p.e1)).Scale(k[2]))
+	return K, int(nd[0])
+}
+
+// unit returns unit u's energy at x and, when f is not nil, writes its
+// forces (3 per point) and when kk is not nil its tangent ∂f/∂x.
+func (c *TriangularShellForceField) unit(u *shellUnit, x []float64, f, kk []float64) float64 {
+	nd := c.nodes[u.slot : u.slot+u.n]
+	n := len(nd)
 	if f != nil {
-		clear(f[:18])
+		clear(f[:3*n])
 	}
 	if kk != nil {
-		clear(kk[:324])
+		clear(kk[:9*n*n])
 	}
-	addK := func(a, b int, m geom.Mat3, s float64) {
-		for i := 0; i < 3; i++ {
-			row := kk[18*(3*a+i)+3*b:]
-			row[0] += s * m[3*i]
-			row[1] += s * m[3*i+1]
-			row[2] += s * m[3*i+2]
-		}
+	if u.tri >= 0 {
+		return c.membrane(&c.tris[u.tri], nd, x, f, kk)
 	}
-	w := 0.0
-	A := el.area
-	if c.Membrane {
-		h := el.h
-		var F [2]geom.Vec3
-		for a := 0; a < 3; a++ {
-			F[0] = F[0].Add(p[a].Scale(el.gm[a][0]))
-			F[1] = F[1].Add(p[a].Scale(el.gm[a][1]))
-		}
-		ev := [3]float64{(F[0].Dot(F[0]) - 1) / 2, (F[1].Dot(F[1]) - 1) / 2, F[0].Dot(F[1])}
-		var N [3]float64
-		for s := 0; s < 3; s++ {
-			for t := 0; t < 3; t++ {
-				N[s] += h * c.cm[s][t] * ev[t]
-			}
-		}
-		w += A / 2 * (ev[0]*N[0] + ev[1]*N[1] + ev[2]*N[2])
-		var G [3][3]geom.Vec3 // ∂ε_s/∂x_a
-		for a := 0; a < 3; a++ {
-			g0, g1 := el.gm[a][0], el.gm[a][1]
-			G[0][a] = F[0].Scale(g0)
-			G[1][a] = F[1].Scale(g1)
-			G[2][a] = F[1].Scale(g0).Add(F[0].Scale(g1))
-			if f != nil {
-				fa := G[0][a].Scale(-A * N[0]).Add(G[1][a].Scale(-A * N[1])).Add(G[2][a].Scale(-A * N[2]))
-				f[3*a] += fa[0]
-				f[3*a+1] += fa[1]
-				f[3*a+2] += fa[2]
-			}
-		}
-		if kk != nil {
-			for a := 0; a < 3; a++ {
-				for b := 0; b < 3; b++ {
-					var m geom.Mat3
-					for s := 0; s < 3; s++ {
-						for t := 0; t < 3; t++ {
-							if cst := c.cm[s][t]; cst != 0 {
-								m = m.Add(G[s][a].Outer(G[t][b]).Scale(h * cst))
-							}
-						}
-					}
-					ga, gb := el.gm[a], el.gm[b]
-					geo := N[0]*ga[0]*gb[0] + N[1]*ga[1]*gb[1] + N[2]*(ga[0]*gb[1]+ga[1]*gb[0])
-					m[0] += geo
-					m[4] += geo
-					m[8] += geo
-					addK(a, b, m, -A)
-				}
-			}
+	return c.bending(&c.pats[u.pat], nd, x, f, kk)
+}
+
+// addBlock adds s·m to block (a, b) of the row-major (3n)² matrix kk.
+func addBlock3(kk []float64, n, a, b int, m geom.Mat3, s float64) {
+	row := 3 * n
+	for i := 0; i < 3; i++ {
+		r := kk[(3*a+i)*row+3*b:]
+		r[0] += s * m[3*i]
+		r[1] += s * m[3*i+1]
+		r[2] += s * m[3*i+2]
+	}
+}
+
+func (c *TriangularShellForceField) membrane(el *shellTri, nd []int32, x []float64, f, kk []float64) float64 {
+	var p [3]geom.Vec3
+	for a := 0; a < 3; a++ {
+		p[a] = geom.At(x, int(nd[a]))
+	}
+	A, h := el.area, el.h
+	var F [2]geom.Vec3
+	for a := 0; a < 3; a++ {
+		F[0] = F[0].Add(p[a].Scale(el.gm[a][0]))
+		F[1] = F[1].Add(p[a].Scale(el.gm[a][1]))
+	}
+	ev := [3]float64{(F[0].Dot(F[0]) - 1) / 2, (F[1].Dot(F[1]) - 1) / 2, F[0].Dot(F[1])}
+	var N [3]float64
+	for s := 0; s < 3; s++ {
+		for t := 0; t < 3; t++ {
+			N[s] += h * c.cm[s][t] * ev[t]
 		}
 	}
-	if c.Bending {
-		h := el.h
-		db := h * h * h / 12
-		mv := p[1].Sub(p[0]).Cross(p[2].Sub(p[0]))
-		lm := mv.Norm()
-		t := mv.Scale(1 / lm)
-		ed := [3]geom.Vec3{p[2].Sub(p[1]), p[0].Sub(p[2]), p[1].Sub(p[0])}
-		var V [3]geom.Vec3
-		var kv [3]float64
-		sc := [3]float64{1, 1, 2}
-		for s := 0; s < 3; s++ {
-			v := el.g[s]
-			for a := 0; a < 6; a++ {
-				if el.v[a] >= 0 {
-					v = v.Add(p[a].Scale(el.w[s][a]))
-				}
-			}
-			V[s] = v
-			kv[s] = sc[s] * (t.Dot(v) - el.k0[s])
-		}
-		var M [3]float64
-		for s := 0; s < 3; s++ {
-			for r := 0; r < 3; r++ {
-				M[s] += db * c.cb[s][r] * kv[r]
-			}
-		}
-		w += A / 2 * (kv[0]*M[0] + kv[1]*M[1] + kv[2]*M[2])
-		if f == nil && kk == nil {
-			return w
-		}
-		// ∂κv_s/∂x_a = sc_s (w_sa t + [a<3] u_s × e_a), u_s = P V_s/|m|.
-		var G [3][6]geom.Vec3
-		for s := 0; s < 3; s++ {
-			u := V[s].Sub(t.Scale(t.Dot(V[s]))).Scale(1 / lm)
-			for a := 0; a < 6; a++ {
-				if el.v[a] < 0 {
-					continue
-				}
-				g := t.Scale(el.w[s][a])
-				if a < 3 {
-					g = g.Add(u.Cross(ed[a]))
-				}
-				G[s][a] = g.Scale(sc[s])
-			}
-		}
+	w := A / 2 * (ev[0]*N[0] + ev[1]*N[1] + ev[2]*N[2])
+	if f == nil && kk == nil {
+		return w
+	}
+	var G [3][3]geom.Vec3 // ∂ε_s/∂x_a
+	for a := 0; a < 3; a++ {
+		g0, g1 := el.gm[a][0], el.gm[a][1]
+		G[0][a] = F[0].Scale(g0)
+		G[1][a] = F[1].Scale(g1)
+		G[2][a] = F[1].Scale(g0).Add(F[0].Scale(g1))
 		if f != nil {
-			for a := 0; a < 6; a++ {
-				fa := G[0][a].Scale(-A * M[0]).Add(G[1][a].Scale(-A * M[1])).Add(G[2][a].Scale(-A * M[2]))
-				f[3*a] += fa[0]
-				f[3*a+1] += fa[1]
-				f[3*a+2] += fa[2]
-			}
+			fa := G[0][a].Scale(-A * N[0]).Add(G[1][a].Scale(-A * N[1])).Add(G[2][a].Scale(-A * N[2]))
+			f[3*a] += fa[0]
+			f[3*a+1] += fa[1]
+			f[3*a+2] += fa[2]
 		}
-		if kk == nil {
-			return w
-		}
-		// Stress part: Σ_s μ_s ∂²(t·V_s) with μ_s = A M_s sc_s.
-		var mu [3]float64
-		var vbar geom.Vec3
-		var alpha [6]float64
-		for s := 0; s < 3; s++ {
-			mu[s] = A * M[s] * sc[s]
-			vbar = vbar.Add(V[s].Scale(mu[s]))
-			for a := 0; a < 6; a++ {
-				alpha[a] += mu[s] * el.w[s][a]
-			}
-		}
-		proj := geom.Identity3().Sub(t.Outer(t))
-		ubar := proj.MulVec(vbar).Scale(1 / lm)
-		// ∂²f/∂m² for f(m) = V̄·m/|m|.
-		fmm := t.Outer(ubar).Add(ubar.Outer(t)).Scale(-1 / lm).Sub(proj.Scale(t.Dot(vbar) / (lm * lm)))
-		var pe [3]geom.Mat3 // P [e_b]× / |m| = ∂t/∂x_b
+	}
+	if kk == nil {
+		return w
+	}
+	for a := 0; a < 3; a++ {
 		for b := 0; b < 3; b++ {
-			pe[b] = proj.Mul(ed[b].Skew()).Scale(1 / lm)
-		}
-		us := ubar.Skew()
-		for a := 0; a < 6; a++ {
-			if el.v[a] < 0 {
-				continue
-			}
-			for b := 0; b < 6; b++ {
-				if el.v[b] < 0 {
-					continue
-				}
-				var m geom.Mat3
-				for s := 0; s < 3; s++ {
-					for r := 0; r < 3; r++ {
-						if k := c.cb[s][r]; k != 0 {
-							m = m.Add(G[s][a].Outer(G[r][b]).Scale(db * k))
-						}
+			var m geom.Mat3
+			for s := 0; s < 3; s++ {
+				for t := 0; t < 3; t++ {
+					if cst := c.cm[s][t]; cst != 0 {
+						m = m.Add(G[s][a].Outer(G[t][b]).Scale(h * cst))
 					}
 				}
-				m = m.Scale(A)
-				if b < 3 {
-					m = m.Add(pe[b].Scale(alpha[a]))
-				}
-				if a < 3 {
-					m = m.Add(pe[a].T().Scale(alpha[b]))
-				}
-				if a < 3 && b < 3 {
-					m = m.Add(ed[a].Skew().T().Mul(fmm).Mul(ed[b].Skew()))
-					switch b {
-					case (a + 1) % 3:
-						m = m.Sub(us)
-					case (a + 2) % 3:
-						m = m.Add(us)
-					}
-				}
-				addK(a, b, m, -1)
 			}
+			ga, gb := el.gm[a], el.gm[b]
+			geo := N[0]*ga[0]*gb[0] + N[1]*ga[1]*gb[1] + N[2]*(ga[0]*gb[1]+ga[1]*gb[0])
+			m[0] += geo
+			m[4] += geo
+			m[8] += geo
+			addBlock3(kk, 3, a, b, m, -A)
 		}
 	}
 	return w
 }
 
-// AddForce accumulates the shell forces and keeps each triangle's tangent
-// for AddDForce.
+func (c *TriangularShellForceField) bending(p *shellPatch, nd []int32, x []float64, f, kk []float64) float64 {
+	n := len(nd)
+	pos := make([]geom.Vec3, n)
+	for a, q := range nd {
+		pos[a] = geom.At(x, int(q))
+	}
+	A := p.area
+	db := p.h * p.h * p.h / 12
+	// Normal: m = Σ_T m_T; E_a = Σ_{T∋a} (x_prev − x_next), ∂m/∂x_a = [E_a]×.
+	var mv geom.Vec3
+	E := make([]geom.Vec3, n)
+	for _, r := range p.ring {
+		x0, x1, x2 := pos[r[0]], pos[r[1]], pos[r[2]]
+		mv = mv.Add(x1.Sub(x0).Cross(x2.Sub(x0)))
+		E[r[0]] = E[r[0]].Add(x2.Sub(x1))
+		E[r[1]] = E[r[1]].Add(x0.Sub(x2))
+		E[r[2]] = E[r[2]].Add(x1.Sub(x0))
+	}
+	lm := mv.Norm()
+	t := mv.Scale(1 / lm)
+	var V [3]geom.Vec3
+	var kv [3]float64
+	sc := [3]float64{1, 1, 2}
+	for s := 0; s < 3; s++ {
+		v := p.g[s]
+		for a := 0; a < n; a++ {
+			v = v.Add(p.w[s][a].MulVec(pos[a]))
+		}
+		V[s] = v
+		kv[s] = sc[s] * (t.Dot(v) - p.k0[s])
+	}
+	var M [3]float64
+	for s := 0; s < 3; s++ {
+		for r := 0; r < 3; r++ {
+			M[s] += db * c.cm[s][r] * kv[r]
+		}
+	}
+	w := A / 2 * (kv[0]*M[0] + kv[1]*M[1] + kv[2]*M[2])
+	if f == nil && kk == nil {
+		return w
+	}
+	// ∂κv_s/∂x_a = sc_s (w_sa t + u_s × E_a), u_s = P V_s/|m|.
+	G := make([][3]geom.Vec3, n)
+	for s := 0; s < 3; s++ {
+		u := V[s].Sub(t.Scale(t.Dot(V[s]))).Scale(1 / lm)
+		for a := 0; a < n; a++ {
+			G[a][s] = p.w[s][a].TMulVec(t).Add(u.Cross(E[a])).Scale(sc[s])
+		}
+	}
+	if f != nil {
+		for a := 0; a < n; a++ {
+			fa := G[a][0].Scale(-A * M[0]).Add(G[a][1].Scale(-A * M[1])).Add(G[a][2].Scale(-A * M[2]))
+			f[3*a] += fa[0]
+			f[3*a+1] += fa[1]
+			f[3*a+2] += fa[2]
+		}
+	}
+	if kk == nil {
+		return w
+	}
+	// Stress part: Σ_s μ_s ∂²(t·V_s), μ_s = A M_s sc_s.
+	var vbar geom.Vec3
+	alpha := make([]geom.Mat3, n) // Σ_s μ_s W_sa
+	for s := 0; s < 3; s++ {
+		mu := A * M[s] * sc[s]
+		vbar = vbar.Add(V[s].Scale(mu))
+		for a := 0; a < n; a++ {
+			alpha[a] = alpha[a].Add(p.w[s][a].Scale(mu))
+		}
+	}
+	proj := geom.Identity3().Sub(t.Outer(t))
+	ubar := proj.MulVec(vbar).Scale(1 / lm)
+	fmm := t.Outer(ubar).Add(ubar.Outer(t)).Scale(-1 / lm).Sub(proj.Scale(t.Dot(vbar) / (lm * lm)))
+	pe := make([]geom.Mat3, n)  // ∂t/∂x_a = P [E_a]× / |m|
+	efe := make([]geom.Mat3, n) // [E_a]×ᵀ ∂²f/∂m²
+	onRing := make([]bool, n)
+	for a := 0; a < n; a++ {
+		if E[a] == (geom.Vec3{}) {
+			continue
+		}
+		onRing[a] = true
+		sk := E[a].Skew()
+		pe[a] = proj.Mul(sk).Scale(1 / lm)
+		efe[a] = sk.T().Mul(fmm)
+	}
+	// Material part A db Σ C_sr G_s ⊗ G_r, and the normal's terms.
+	for a := 0; a < n; a++ {
+		var cg [3]geom.Vec3 // Σ_s C_rs G_a,s for each r
+		for r := 0; r < 3; r++ {
+			for s := 0; s < 3; s++ {
+				if k := c.cm[r][s]; k != 0 {
+					cg[r] = cg[r].Add(G[a][s].Scale(k))
+				}
+			}
+		}
+		for b := 0; b < n; b++ {
+			m := cg[0].Outer(G[b][0]).Add(cg[1].Outer(G[b][1])).Add(cg[2].Outer(G[b][2])).Scale(A * db)
+			if onRing[b] {
+				m = m.Add(alpha[a].TMul(pe[b]))
+			}
+			if onRing[a] {
+				m = m.Add(pe[a].TMul(alpha[b]))
+				if onRing[b] {
+					m = m.Add(efe[a].Mul(E[b].Skew()))
+				}
+			}
+			addBlock3(kk, n, a, b, m, -1)
+		}
+	}
+	// Second derivatives of m: −[ū]× on (a, next a), +[ū]× on (a, prev a).
+	us := ubar.Skew()
+	for _, r := range p.ring {
+		for k := 0; k < 3; k++ {
+			a, b := int(r[k]), int(r[(k+1)%3])
+			addBlock3(kk, n, a, b, us, 1)
+			addBlock3(kk, n, b, a, us, -1)
+		}
+	}
+	return w
+}
+
+// AddForce accumulates the shell forces and keeps each unit's tangent for
+// AddDForce.
 func (c *TriangularShellForceField) AddForce(f, x, v []float64) {
 	c.x = x
-	c.runner.Run(len(c.elems), 32, c.forceRange)
-	np := c.state.Size()
-	c.runner.Run(np, 256, func(lo, hi int) { gatherIncidence(f, c.fLoc, c.start, c.slots, lo, hi) })
+	c.runner.Run(len(c.units), 16, c.forceRange)
+	c.runner.Run(c.state.Size(), 256, func(lo, hi int) { gatherIncidence(f, c.fLoc, c.start, c.slots, lo, hi) })
 }
 
 func (c *TriangularShellForceField) forceRange(lo, hi int) {
-	for ei := lo; ei < hi; ei++ {
-		c.wLoc[ei] = c.element(&c.elems[ei], c.x, c.fLoc[18*ei:18*ei+18], c.kLoc[324*ei:324*ei+324])
+	for i := lo; i < hi; i++ {
+		u := &c.units[i]
+		n := int(u.n)
+		c.wLoc[i] = c.unit(u, c.x, c.fLoc[3*int(u.slot):3*(int(u.slot)+n)], c.kLoc[u.koff:u.koff+9*n*n])
 	}
 }
 
@@ -659,38 +920,40 @@ func (c *TriangularShellForceField) AddDForce(df, dx []float64, kFactor, bFactor
 		return
 	}
 	c.ensureLinearised()
-	c.runner.Run(len(c.elems), 64, func(lo, hi int) {
-		var loc [18]float64
-		for ei := lo; ei < hi; ei++ {
-			el := &c.elems[ei]
-			for a := 0; a < 6; a++ {
-				if v := el.v[a]; v >= 0 {
-					loc[3*a], loc[3*a+1], loc[3*a+2] = dx[3*v], dx[3*v+1], dx[3*v+2]
-				} else {
-					loc[3*a], loc[3*a+1], loc[3*a+2] = 0, 0, 0
-				}
+	c.runner.Run(len(c.units), 32, func(lo, hi int) {
+		var buf [96]float64
+		for i := lo; i < hi; i++ {
+			u := &c.units[i]
+			n := int(u.n)
+			nd := c.nodes[u.slot : int(u.slot)+n]
+			loc := buf[:0]
+			if 3*n > len(buf) {
+				loc = make([]float64, 0, 3*n)
 			}
-			kk := c.kLoc[324*ei : 324*ei+324]
-			out := c.dLoc[18*ei : 18*ei+18]
-			for r := 0; r < 18; r++ {
-				row := kk[18*r : 18*r+18]
+			for _, q := range nd {
+				loc = append(loc, dx[3*q], dx[3*q+1], dx[3*q+2])
+			}
+			kk := c.kLoc[u.koff : u.koff+9*n*n]
+			out := c.dLoc[3*int(u.slot) : 3*(int(u.slot)+n)]
+			row := 3 * n
+			for r := 0; r < row; r++ {
+				kr := kk[r*row : r*row+row]
 				s := 0.0
 				for q, lq := range loc {
-					s += row[q] * lq
+					s += kr[q] * lq
 				}
 				out[r] = kFactor * s
 			}
 		}
 	})
-	np := c.state.Size()
-	c.runner.Run(np, 256, func(lo, hi int) { gatherIncidence(df, c.dLoc, c.start, c.slots, lo, hi) })
+	c.runner.Run(c.state.Size(), 256, func(lo, hi int) { gatherIncidence(df, c.dLoc, c.start, c.slots, lo, hi) })
 }
 
 // PotentialEnergy returns the shell's elastic energy at x.
 func (c *TriangularShellForceField) PotentialEnergy(x []float64) float64 {
 	w := 0.0
-	for ei := range c.elems {
-		w += c.element(&c.elems[ei], x, nil, nil)
+	for i := range c.units {
+		w += c.unit(&c.units[i], x, nil, nil)
 	}
 	return w
 }
@@ -699,17 +962,15 @@ func (c *TriangularShellForceField) PotentialEnergy(x []float64) float64 {
 // configuration of the last AddForce.
 func (c *TriangularShellForceField) AddKToMatrix(m graph.MatrixAccumulator, kFactor float64) {
 	c.ensureLinearised()
-	for ei := range c.elems {
-		el := &c.elems[ei]
-		kk := c.kLoc[324*ei : 324*ei+324]
-		for r := 0; r < 18; r++ {
-			if el.v[r/3] < 0 {
-				continue
-			}
-			ro := 3*int(el.v[r/3]) + r%3
-			for q := 0; q < 18; q++ {
-				if v := kk[18*r+q]; v != 0 && el.v[q/3] >= 0 {
-					m.Add(ro, 3*int(el.v[q/3])+q%3, kFactor*v)
+	for _, u := range c.units {
+		nd := c.nodes[u.slot : u.slot+u.n]
+		row := 3 * int(u.n)
+		kk := c.kLoc[u.koff : u.koff+row*row]
+		for r := 0; r < row; r++ {
+			ro := 3*int(nd[r/3]) + r%3
+			for q := 0; q < row; q++ {
+				if v := kk[r*row+q]; v != 0 {
+					m.Add(ro, 3*int(nd[q/3])+q%3, kFactor*v)
 				}
 			}
 		}
@@ -717,24 +978,22 @@ func (c *TriangularShellForceField) AddKToMatrix(m graph.MatrixAccumulator, kFac
 }
 
 // StiffnessBlocks implements graph.StiffnessBlockAssembler: one block per
-// pair of the (up to) six points of every triangle.
+// pair of points of every membrane triangle and bending stencil.
 func (c *TriangularShellForceField) StiffnessBlocks() []int32 { return c.blocks }
 
 // KBlocks implements graph.StiffnessBlockAssembler: kFactor·K at the last
 // AddForce.
 func (c *TriangularShellForceField) KBlocks(vals []float64, kFactor float64) {
 	c.ensureLinearised()
-	c.runner.Run(len(c.blockOf), 512, func(lo, hi int) {
+	c.runner.Run(len(c.blockK), 512, func(lo, hi int) {
 		for bi := lo; bi < hi; bi++ {
-			code := int(c.blockOf[bi])
-			ei, a, b := code/36, (code%36)/6, code%6
-			kk := c.kLoc[324*ei:]
+			k, row := c.blockK[bi], c.blockRow[bi]
 			out := vals[9*bi : 9*bi+9]
 			for i := 0; i < 3; i++ {
-				row := kk[18*(3*a+i)+3*b:]
-				out[3*i] = kFactor * row[0]
-				out[3*i+1] = kFactor * row[1]
-				out[3*i+2] = kFactor * row[2]
+				r := c.kLoc[k+i*row:]
+				out[3*i] = kFactor * r[0]
+				out[3*i+1] = kFactor * r[1]
+				out[3*i+2] = kFactor * r[2]
 			}
 		}
 	})
