@@ -767,7 +767,8 @@ func (c *TriangularShellForceField) membrane(el *shellTri, nd []int32, x []float
 
 func (c *TriangularShellForceField) bending(p *shellPatch, nd []int32, x []float64, f, kk []float64) float64 {
 	n := len(nd)
-	pos := make([]geom.Vec3, n)
+	var sc shellScratch
+	pos := sc.vecs(&sc.pos, n)
 	for a, q := range nd {
 		pos[a] = geom.At(x, int(q))
 	}
@@ -775,7 +776,7 @@ func (c *TriangularShellForceField) bending(p *shellPatch, nd []int32, x []float
 	db := p.h * p.h * p.h / 12
 	// Normal: m = Σ_T m_T; E_a = Σ_{T∋a} (x_prev − x_next), ∂m/∂x_a = [E_a]×.
 	var mv geom.Vec3
-	E := make([]geom.Vec3, n)
+	E := sc.vecs(&sc.e, n)
 	for _, r := range p.ring {
 		x0, x1, x2 := pos[r[0]], pos[r[1]], pos[r[2]]
 		mv = mv.Add(x1.Sub(x0).Cross(x2.Sub(x0)))
@@ -787,14 +788,14 @@ func (c *TriangularShellForceField) bending(p *shellPatch, nd []int32, x []float
 	t := mv.Scale(1 / lm)
 	var V [3]geom.Vec3
 	var kv [3]float64
-	sc := [3]float64{1, 1, 2}
+	vs := [3]float64{1, 1, 2}
 	for s := 0; s < 3; s++ {
 		v := p.g[s]
 		for a := 0; a < n; a++ {
 			v = v.Add(p.w[s][a].MulVec(pos[a]))
 		}
 		V[s] = v
-		kv[s] = sc[s] * (t.Dot(v) - p.k0[s])
+		kv[s] = vs[s] * (t.Dot(v) - p.k0[s])
 	}
 	var M [3]float64
 	for s := 0; s < 3; s++ {
@@ -807,11 +808,16 @@ func (c *TriangularShellForceField) bending(p *shellPatch, nd []int32, x []float
 		return w
 	}
 	// ∂κv_s/∂x_a = sc_s (w_sa t + u_s × E_a), u_s = P V_s/|m|.
-	G := make([][3]geom.Vec3, n)
+	var G [][3]geom.Vec3
+	if n <= len(sc.g) {
+		G = sc.g[:n]
+	} else {
+		G = make([][3]geom.Vec3, n)
+	}
 	for s := 0; s < 3; s++ {
 		u := V[s].Sub(t.Scale(t.Dot(V[s]))).Scale(1 / lm)
 		for a := 0; a < n; a++ {
-			G[a][s] = p.w[s][a].TMulVec(t).Add(u.Cross(E[a])).Scale(sc[s])
+			G[a][s] = p.w[s][a].TMulVec(t).Add(u.Cross(E[a])).Scale(vs[s])
 		}
 	}
 	if f != nil {
@@ -827,9 +833,9 @@ func (c *TriangularShellForceField) bending(p *shellPatch, nd []int32, x []float
 	}
 	// Stress part: Σ_s μ_s ∂²(t·V_s), μ_s = A M_s sc_s.
 	var vbar geom.Vec3
-	alpha := make([]geom.Mat3, n) // Σ_s μ_s W_sa
+	alpha := sc.mats(&sc.alpha, n) // Σ_s μ_s W_sa
 	for s := 0; s < 3; s++ {
-		mu := A * M[s] * sc[s]
+		mu := A * M[s] * vs[s]
 		vbar = vbar.Add(V[s].Scale(mu))
 		for a := 0; a < n; a++ {
 			alpha[a] = alpha[a].Add(p.w[s][a].Scale(mu))
@@ -838,9 +844,14 @@ func (c *TriangularShellForceField) bending(p *shellPatch, nd []int32, x []float
 	proj := geom.Identity3().Sub(t.Outer(t))
 	ubar := proj.MulVec(vbar).Scale(1 / lm)
 	fmm := t.Outer(ubar).Add(ubar.Outer(t)).Scale(-1 / lm).Sub(proj.Scale(t.Dot(vbar) / (lm * lm)))
-	pe := make([]geom.Mat3, n)  // ∂t/∂x_a = P [E_a]× / |m|
-	efe := make([]geom.Mat3, n) // [E_a]×ᵀ ∂²f/∂m²
-	onRing := make([]bool, n)
+	pe := sc.mats(&sc.pe, n)   // ∂t/∂x_a = P [E_a]× / |m|
+	efe := sc.mats(&sc.efe, n) // [E_a]×ᵀ ∂²f/∂m²
+	var onRing []bool
+	if n <= len(sc.on) {
+		onRing = sc.on[:n]
+	} else {
+		onRing = make([]bool, n)
+	}
 	for a := 0; a < n; a++ {
 		if E[a] == (geom.Vec3{}) {
 			continue
@@ -884,6 +895,29 @@ func (c *TriangularShellForceField) bending(p *shellPatch, nd []int32, x []float
 		}
 	}
 	return w
+}
+
+// shellScratch holds a bending stencil's work arrays on the stack (up to
+// 16 points; larger stencils allocate).
+type shellScratch struct {
+	pos, e         [16]geom.Vec3
+	g              [16][3]geom.Vec3
+	alpha, pe, efe [16]geom.Mat3
+	on             [16]bool
+}
+
+func (s *shellScratch) vecs(a *[16]geom.Vec3, n int) []geom.Vec3 {
+	if n <= len(a) {
+		return a[:n]
+	}
+	return make([]geom.Vec3, n)
+}
+
+func (s *shellScratch) mats(a *[16]geom.Mat3, n int) []geom.Mat3 {
+	if n <= len(a) {
+		return a[:n]
+	}
+	return make([]geom.Mat3, n)
 }
 
 // AddForce accumulates the shell forces and keeps each unit's tangent for
