@@ -47,8 +47,10 @@ import (
 // triangle and its three neighbours (the basic shell triangle) gives an
 // oscillating field — heights ±1 on a checkerboard of vertices — the same
 // curvature in every triangle, which then cancels the smooth curvature
-// and converges to a plate 75% too soft on a checkerboard mesh; about a
-// vertex the same field has curvature of alternating sign.
+// and converges to a plate 73% too soft on a checkerboard mesh; about a
+// vertex the same field has curvature of alternating sign. Vertex areas
+// must not alternate either (barycentric areas, 2:1 on a checkerboard
+// mesh, left the plate 8% too soft): they are mixed Voronoi areas.
 //
 // The energy, forces −∂W/∂x and the tangent K = ∂f/∂x are exact (the
 // tangent includes the second derivatives of the unit normal).
@@ -62,10 +64,12 @@ import (
 //     edge, t along it). Rotation about the edge is free. A simply
 //     supported edge is a free edge whose points are held (FixedConstraint
 //     or a projective constraint on their displacements).
-//   - clamped (edges inside a box of clampedBoxes): the slope across the
-//     edge at the vertex is held at its rest value, ∂x/∂n = the rest
-//     direction across the edge (in the world frame). Rotation about the
-//     edge is fixed; hold the edge's points too (FixedConstraint).
+//   - clamped (edges inside a box of clampedBoxes): the stencil is
+//     mirrored across the edge (ghost points x_g = M x_p + (I − M) x_v,
+//     M = I − 2nnᵀ in the rest frame), so the fitted surface leaves the
+//     edge at its rest slope (in the world frame). Rotation about the
+//     edge is fixed; hold the edge's points too (FixedConstraint). With
+//     the points free along it, the edge is a symmetry plane.
 //
 // Every edge must be shared by at most two triangles; triangles may be
 // oriented either way.
