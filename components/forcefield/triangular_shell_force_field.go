@@ -71,8 +71,10 @@ import (
 //     edge is fixed; hold the edge's points too (FixedConstraint). With
 //     the points free along it, the edge is a symmetry plane.
 //
-// Every edge must be shared by at most two triangles; triangles may be
-// oriented either way.
+// method = "small" replaces W by its quadratic expansion at rest, ½ uᵀK₀u
+// (linear shell theory: the linear benchmarks; not invariant under
+// rotations). Every edge must be shared by at most two triangles;
+// triangles may be oriented either way.
 type TriangularShellForceField struct {
 	graph.ObjectBase
 	YoungModulus float64     `toml:"youngModulus" doc:"Young's modulus E" unit:"Pa" range:"(0,inf)" required:"true"`
@@ -81,6 +83,7 @@ type TriangularShellForceField struct {
 	Thicknesses  []float64   `toml:"thicknesses" doc:"optional thickness per triangle of the topology, in its order (overrides thickness; a vertex bends with the area-weighted mean of its triangles')" unit:"m" range:"(0,inf)"`
 	Membrane     bool        `toml:"membrane" doc:"include the membrane (stretch and in-plane shear) energy"`
 	Bending      bool        `toml:"bending" doc:"include the bending energy"`
+	Method       string      `toml:"method" doc:"large: geometrically exact (any rotation); small: linearised at rest (W = ½ uᵀK₀u, K₀ the tangent at rest: linear shell theory, for linear benchmarks; not invariant under rotations)" enum:"large,small"`
 	ClampedBoxes [][]float64 `toml:"clampedBoxes" doc:"boxes [xmin, ymin, zmin, xmax, ymax, zmax]: boundary edges with both rest end points inside one are clamped (rotation about the edge held at rest); other boundary edges are free (no moment: free or simply supported)" unit:"m"`
 
 	state graph.State
@@ -103,6 +106,7 @@ type TriangularShellForceField struct {
 	blockK       []int // per block: offset of its top-left entry in kLoc
 	blockRow     []int // per block: the row stride (3n)
 	scratchF     []float64
+	rest         []float64 // method = small: the rest positions (K₀ is in kLoc)
 }
 
 // shellUnit is a membrane triangle (tri ≥ 0) or a bending patch (pat ≥ 0).
@@ -136,7 +140,7 @@ func init() {
 		Summary: "Thin shell on a triangle surface of Vec3 points, rotation-free: Green–Lagrange membrane (CST) and bending from a quadratic fitted about each vertex; " +
 			"free/simply supported or clamped edges; energy and exact tangent.",
 		New: func() graph.Object {
-			return &TriangularShellForceField{PoissonRatio: 0.3, Membrane: true, Bending: true}
+			return &TriangularShellForceField{PoissonRatio: 0.3, Membrane: true, Bending: true, Method: "large"}
 		},
 	})
 }
@@ -313,6 +317,12 @@ func (c *TriangularShellForceField) initialise() error {
 		}
 	}
 	c.x = nil
+	c.rest = nil
+	if c.Method == "small" {
+		// K₀: the tangent at rest, kept; forces are K₀ u from then on.
+		c.AddForce(make([]float64, 3*np), rest, nil)
+		c.rest = append([]float64(nil), rest...)
+	}
 	return nil
 }
 
@@ -936,8 +946,43 @@ func (c *TriangularShellForceField) forceRange(lo, hi int) {
 	for i := lo; i < hi; i++ {
 		u := &c.units[i]
 		n := int(u.n)
-		c.wLoc[i] = c.unit(u, c.x, c.fLoc[3*int(u.slot):3*(int(u.slot)+n)], c.kLoc[u.koff:u.koff+9*n*n])
+		f := c.fLoc[3*int(u.slot) : 3*(int(u.slot)+n)]
+		if c.rest != nil {
+			c.wLoc[i] = c.linearUnit(u, c.x, f)
+			continue
+		}
+		c.wLoc[i] = c.unit(u, c.x, f, c.kLoc[u.koff:u.koff+9*n*n])
 	}
+}
+
+// linearUnit is unit u under method = small: f = K₀ u_loc, W = −½ u·K₀u
+// (K₀ = ∂f/∂x at rest); f may be nil.
+func (c *TriangularShellForceField) linearUnit(u *shellUnit, x, f []float64) float64 {
+	n := int(u.n)
+	nd := c.nodes[u.slot : int(u.slot)+n]
+	var buf [96]float64
+	d := buf[:0]
+	if 3*n > len(buf) {
+		d = make([]float64, 0, 3*n)
+	}
+	for _, q := range nd {
+		d = append(d, x[3*q]-c.rest[3*q], x[3*q+1]-c.rest[3*q+1], x[3*q+2]-c.rest[3*q+2])
+	}
+	kk := c.kLoc[u.koff : u.koff+9*n*n]
+	row := 3 * n
+	w := 0.0
+	for r := 0; r < row; r++ {
+		kr := kk[r*row : r*row+row]
+		s := 0.0
+		for q, dq := range d {
+			s += kr[q] * dq
+		}
+		if f != nil {
+			f[r] = s
+		}
+		w -= d[r] * s / 2
+	}
+	return w
 }
 
 func (c *TriangularShellForceField) ensureLinearised() {
@@ -991,6 +1036,10 @@ func (c *TriangularShellForceField) AddDForce(df, dx []float64, kFactor, bFactor
 func (c *TriangularShellForceField) PotentialEnergy(x []float64) float64 {
 	w := 0.0
 	for i := range c.units {
+		if c.rest != nil {
+			w += c.linearUnit(&c.units[i], x, nil)
+			continue
+		}
 		w += c.unit(&c.units[i], x, nil, nil)
 	}
 	return w
