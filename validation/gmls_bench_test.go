@@ -106,13 +106,13 @@ name = "bar"
 // of a core for this process): 10–21 s a step; in a CPU profile about half
 // of it forms Jᵀ K J (solver.mappedSystem: each node couples with the ≈ 200
 // nodes within two support radii, each F332 elaston with 22 nodes), a
-// fifth factorises and an eighth orders the matrix. CGLinearSolver to 1e-8 took 25 s (the
-// node values and their gradients differ in scale by 1/spacing, so CG needs
-// hundreds of iterations). Quadratic3 nodes are not benchmarked: with one
-// elaston per node their 30 DOFs outnumber what the elastons' energy sees
-// (24 symmetric strain numbers per F332 sample) plus the mapped point
-// masses, so M − h² K is singular and the Cholesky factorisation stops at a
-// zero pivot; quadratic nodes need several elastons per node.
+// fifth factorises and an eighth orders the matrix. CGLinearSolver to 1e-8
+// took 25 s a step. Quadratic3 nodes are not benchmarked: with one elaston
+// per node their 30 DOFs outnumber what the elastons' energy sees (24
+// symmetric strain numbers per F332 sample) plus the mapped point masses,
+// so M − h² K is singular and the Cholesky factorisation stopped at a
+// pivot of −4e-9 (rounding of zero); quadratic nodes need several
+// elastons per node.
 func BenchmarkGMLSSolidImplicitStep(b *testing.B) {
 	s := graphtest.MustLoad(b, "gmls_bar.toml", gmlsBarScene("Affine3", "type = \"SparseCholeskySolver\""))
 	if err := s.Step(); err != nil { // leave the rest state
