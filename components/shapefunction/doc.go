@@ -19,6 +19,12 @@
 //	                        the F331 samples and by DeformationGradientForceField
 //	FrameMass               lumped 6×6 / 12×12 frame masses and the exact mapped weight
 //	FrameInserter           a frame added at run time, with no jump of the material
+//	MeshfreeSampler         meshfree models (lecture notes 004, Sampling): GMLS nodes and
+//	                        elastons by Lloyd iterations on a dense material point set (voxels
+//	                        or a point cloud whose rods and shells carry their thickness),
+//	                        elastons' volumes, moments and extents, the nodes' GMLS radii
+//	                        (mapping.NodeRadiusProvider, read by GMLSMapping)
+//	KernelShapeFunction     MLS-kernel weights of scattered nodes for linear blend skinning
 //
 // A scene (see scenes/frames_beam.toml):
 //
