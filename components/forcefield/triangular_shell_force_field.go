@@ -29,7 +29,8 @@ import (
 // Bending: rotation-free, from a quadratic fitted about each vertex. At
 // Init every vertex gets a stencil — itself, its neighbours, and the
 // vertices across the outer edges of its ring of triangles that are no
-// farther than the ring's longest edge — and rest tangent-plane coordinates X of the stencil
+// farther than the ring's longest edge (all of them when that makes fewer
+// than six points) — and rest tangent-plane coordinates X of the stencil
 // (projection on the plane normal to the vertex's rest normal). The least-
 // squares quadratic q(X) = c₀ + c·X + ½XᵀHX through the stencil (subject
 // to the boundary conditions below) is linear in the data, so its Hessian
@@ -399,14 +400,20 @@ func (c *TriangularShellForceField) setupPatch(p *shellPatch, v int, tris [][3]i
 		}
 	}
 	reach *= 1 + 1e-6
-	for _, t := range vtris[v] {
-		tri := tris[t]
-		for a := 0; a < 3; a++ {
-			if tri[a] == v {
-				if q := across(t, tri[(a+1)%3], tri[(a+2)%3]); q >= 0 && geom.At(rest, q).Sub(xv).Norm() <= reach {
-					add(q)
+	// Short of six points (a corner), take them all.
+	for pass := 0; pass < 2; pass++ {
+		for _, t := range vtris[v] {
+			tri := tris[t]
+			for a := 0; a < 3; a++ {
+				if tri[a] == v {
+					if q := across(t, tri[(a+1)%3], tri[(a+2)%3]); q >= 0 && (pass == 1 || geom.At(rest, q).Sub(xv).Norm() <= reach) {
+						add(q)
+					}
 				}
 			}
+		}
+		if len(nodes) >= 6 {
+			break
 		}
 	}
 	t0 := msum.Normalized()
