@@ -892,7 +892,7 @@ func (c *TriangularShellForceField) bending(p *shellPatch, nd []int32, x []float
 				}
 			}
 		}
-		for b := 0; b < n; b++ {
+		for b := a; b < n; b++ { // the (b, a) block is the transpose
 			m := cg[0].Outer(G[b][0]).Add(cg[1].Outer(G[b][1])).Add(cg[2].Outer(G[b][2])).Scale(A * db)
 			if onRing[b] {
 				m = m.Add(alpha[a].TMul(pe[b]))
@@ -904,6 +904,9 @@ func (c *TriangularShellForceField) bending(p *shellPatch, nd []int32, x []float
 				}
 			}
 			addBlock3(kk, n, a, b, m, -1)
+			if b != a {
+				addBlock3(kk, n, b, a, m.T(), -1)
+			}
 		}
 	}
 	// Second derivatives of m: −[ū]× on (a, next a), +[ū]× on (a, prev a).
