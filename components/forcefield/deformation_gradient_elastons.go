@@ -150,6 +150,10 @@ type elastonCache struct {
 	z    geom.Vec3
 	// Green–Lagrange: Σ_P for every pair P.
 	Sig [10]geom.Mat3
+	// thinLaw = reduced: the sample's thin directions (0 none, 1 a shell
+	// whose normal is column 2 of thinQ, 2 a rod along column 0).
+	thin  int8
+	thinQ geom.Mat3
 }
 
 // elastonKernel integrates one sample's energy in closed form.
@@ -192,6 +196,55 @@ func axpy6(y *sym6, a float64, x *sym6) {
 func (k *elastonKernel) hooke(e *sym6) sym6 {
 	m2, t := 2*k.mu, k.lambda*(e[0]+e[1]+e[2])
 	return sym6{m2*e[0] + t, m2*e[1] + t, m2*e[2] + t, m2 * e[3], m2 * e[4], m2 * e[5]}
+}
+
+// hookeThin returns C_red:ε, the law condensed for a thin sample (thinLaw
+// = reduced), applied to the strain gradient terms: with Q the sample's
+// principal axes (rest frame) and ε' = Qᵀ ε Q,
+//
+//   - shell (normal q₂): plane stress σ'₂₂ = 0, the in-plane normal
+//     stresses 2μ ε' + λ* (ε'₀₀ + ε'₁₁) with λ* = 2λμ/(λ + 2μ), the shears
+//     2μ ε' (transverse ones included);
+//   - rod (axis q₀): uniaxial stress, σ'₀₀ = E ε'₀₀ with E = μ(3λ + 2μ)/(λ
+//   - μ), σ'₁₁ = σ'₂₂ = 0, the shears 2μ ε' (torsion, section shear);
+//
+// then σ = Q σ' Qᵀ. C_red is the static condensation of C on the normal
+// strains across the thin directions: symmetric and positive
+// semi-definite, so the energy stays a quadratic form.
+func (k *elastonKernel) hookeThin(e *sym6, thin int8, Q *geom.Mat3) sym6 {
+	E := e.full()
+	var t, l geom.Mat3
+	mulTN(&t, Q, &E)
+	mulNN(&l, &t, Q)
+	m2 := 2 * k.mu
+	for i := range l {
+		l[i] *= m2
+	}
+	switch thin {
+	case 1:
+		ls := 2 * k.lambda * k.mu / (k.lambda + 2*k.mu)
+		tr := ls * (l[0] + l[4]) / m2
+		l[0] += tr
+		l[4] += tr
+		l[8] = 0
+	case 2:
+		young := k.mu * (3*k.lambda + 2*k.mu) / (k.lambda + k.mu)
+		l[0] = young * l[0] / m2
+		l[4], l[8] = 0, 0
+	}
+	mulNN(&t, Q, &l)
+	var out geom.Mat3
+	mulNTMat(&out, &t, Q)
+	return symOf(&out)
+}
+
+// mulNTMat sets o = a bᵀ.
+func mulNTMat(o, a, b *geom.Mat3) {
+	for i := 0; i < 3; i++ {
+		for j := 0; j < 3; j++ {
+			o[3*i+j] = a[3*i]*b[3*j] + a[3*i+1]*b[3*j+1] + a[3*i+2]*b[3*j+2]
+		}
+	}
 }
 
 // mulTN sets o = aᵀ b.
@@ -328,11 +381,21 @@ func (k *elastonKernel) coroForce(c *elastonCache, m []float64, ep *[4]sym6) (W 
 		}
 		Ce[a] = k.hooke(&eps[a])
 	}
+	var Cr [4]sym6 // the condensed law on the gradient terms (thin samples)
+	if c.thin != 0 {
+		for a := 1; a < 4; a++ {
+			Cr[a] = k.hookeThin(&eps[a], c.thin, &c.thinQ)
+		}
+	}
 	for a := 0; a < 4; a++ {
 		var s sym6
 		for b := 0; b < 4; b++ {
 			if M[a][b] != 0 {
-				axpy6(&s, M[a][b], &Ce[b])
+				if c.thin != 0 && a > 0 && b > 0 {
+					axpy6(&s, M[a][b], &Cr[b])
+				} else {
+					axpy6(&s, M[a][b], &Ce[b])
+				}
 			}
 		}
 		if k.reduced {
@@ -379,20 +442,27 @@ func (k *elastonKernel) coroDForce(c *elastonCache, m []float64, dF *[4]geom.Mat
 			}
 		}
 	}
-	var dCe [4]sym6
+	var dCe, dCr [4]sym6
 	for a := 0; a < 4; a++ {
 		e := symOf(&dY[a])
 		if k.reduced {
 			reduce(&e, shearDrop[a])
 		}
 		dCe[a] = k.hooke(&e)
+		if c.thin != 0 && a > 0 {
+			dCr[a] = k.hookeThin(&e, c.thin, &c.thinQ)
+		}
 	}
 	var dsig [4]geom.Mat3
 	for a := 0; a < 4; a++ {
 		var s sym6
 		for b := 0; b < 4; b++ {
 			if M[a][b] != 0 {
-				axpy6(&s, M[a][b], &dCe[b])
+				if c.thin != 0 && a > 0 && b > 0 {
+					axpy6(&s, M[a][b], &dCr[b])
+				} else {
+					axpy6(&s, M[a][b], &dCe[b])
+				}
 			}
 		}
 		if k.reduced {
@@ -532,10 +602,14 @@ func (k *elastonKernel) greenDForce(c *elastonCache, m []float64, dF *[4]geom.Ma
 }
 
 // energy returns the energy of one sample (without E_s/E) at F, with
-// the plastic strains ep (nil: none).
-func (k *elastonKernel) energy(F *[4]geom.Mat3, m []float64, ep *[4]sym6) float64 {
+// the plastic strains ep (nil: none) and the thin axes of the sample's
+// cache sc (thinLaw = reduced; nil: none).
+func (k *elastonKernel) energy(F *[4]geom.Mat3, m []float64, ep *[4]sym6, sc *elastonCache) float64 {
 	var c elastonCache
 	c.F = *F
+	if sc != nil {
+		c.thin, c.thinQ = sc.thin, sc.thinQ
+	}
 	W, _ := k.force(&c, m, ep)
 	return W
 }
@@ -696,7 +770,7 @@ func (c *DeformationGradientForceField) energy332(x []float64) float64 {
 		var F [4]geom.Mat3
 		sampleF(&F, x, s)
 		if c.mode != f332Voxels {
-			W += c.scale[s] * c.kernel.energy(&F, c.moments[geom.NumMoments*s:geom.NumMoments*(s+1)], c.samplePlasticOf(s))
+			W += c.scale[s] * c.kernel.energy(&F, c.moments[geom.NumMoments*s:geom.NumMoments*(s+1)], c.samplePlasticOf(s), &c.ecache[s])
 			continue
 		}
 		q := &c.quad

@@ -87,6 +87,7 @@ type DeformationGradientForceField struct {
 	YoungPerSampleIn []float64  `toml:"youngModulusPerSample" doc:"Young's modulus of each sample (default: the sampler's, if it has them, else youngModulus)" unit:"Pa" range:"(0,inf)"`
 	Samples          graph.Link `toml:"samples" doc:"sampler giving the sample volumes (a SampleVolumeProvider; for F332 samples also the region moments and voxels); default: volumes, else a sampler in this node or the nearest ancestor"`
 	Quadrature       string     `toml:"quadrature" doc:"F332 samples: auto (moments where the energy is a polynomial over the region: CorotationalLinear, Linear, StVenantKirchhoff; voxels otherwise), moments (closed form from the sampler's region moments), or voxels (the law at the centre of every voxel of the region)" enum:"auto,moments,voxels"`
+	ThinLaw          string     `toml:"thinLaw" doc:"F332 samples of thin regions (CorotationalLinear, Linear): full (the lecture's one isotropic C for every elaston) or reduced (on the strain-gradient terms of a sample its sampler reports thin, the law condensed across the thin directions: plane stress for a shell, uniaxial stress for a rod; with linear GMLS or affine nodes, which cannot relax the strain's change across the thickness, a thin region with ν ≠ 0 is otherwise too stiff in bending); needs a sampler giving the thin axes (MeshfreeSampler)" enum:"full,reduced"`
 	ShearIntegration string     `toml:"shearIntegration" doc:"F332 samples, closed forms (CorotationalLinear, Linear, StVenantKirchhoff): full (the energy of the whole strain field over the region) or reduced (selective reduced integration of shear in the rest axes: ε̃_ij(d) = ε_ij(d with d_i = d_j = 0) for i ≠ j, so ε_xy keeps only its z-variation, ε_xz its y-, ε_yz its x-variation; cures the shear locking of rigid frames along bars lying on an axis; refused for Affine3 and Quadratic3 frames, which do not lock and whose own bend it would leave without stiffness)" enum:"full,reduced"`
 	// Plasticity: per sample, plastic membrane and bending strains (F332)
 	// or a plastic strain (F331); see deformation_gradient_plasticity.go.
@@ -165,6 +166,15 @@ type SampleQuadratureProvider interface {
 	SampleQuadrature() (offsets, volumes, stiffness []float64, first []int, err error)
 }
 
+// SampleThinAxesProvider is implemented by samplers that know which
+// samples integrate thin regions (shapefunction.MeshfreeSampler), for
+// thinLaw = reduced: per sample 0 (solid), 1 (a shell, normal = column 2
+// of its axes) or 2 (a rod, axis = column 0), and its principal axes in
+// the rest frame (orthonormal columns).
+type SampleThinAxesProvider interface {
+	SampleThinAxes() (kinds []int8, axes []geom.Mat3, err error)
+}
+
 // sampleQuadrature is the voxel quadrature of F332 samples.
 type sampleQuadrature struct {
 	offsets, volumes, stiffness []float64
@@ -205,6 +215,15 @@ func (c *DeformationGradientForceField) Validate() error {
 	}
 	if len(c.VolumesIn) > 0 && c.Samples.IsSet() {
 		return errors.New("give volumes or samples, not both")
+	}
+	switch c.ThinLaw {
+	case "", "full":
+	case "reduced":
+		if c.Quadrature == "voxels" || (c.MaterialName != "CorotationalLinear" && c.MaterialName != "Linear") {
+			return fmt.Errorf("thinLaw = reduced is defined on the closed forms of CorotationalLinear and Linear (a quadratic energy over the region), not for %s with quadrature = %s", c.MaterialName, c.Quadrature)
+		}
+	default:
+		return fmt.Errorf("thinLaw = %q: want full or reduced", c.ThinLaw)
 	}
 	switch c.ShearIntegration {
 	case "", "full":
@@ -445,6 +464,22 @@ func (c *DeformationGradientForceField) initF332(n int) error {
 			return errors.New("bulkModulus on F332 samples needs quadrature = voxels (det F is cubic over a region: no closed form of order ≤ 4)")
 		}
 		c.ecache = make([]elastonCache, n)
+		if c.ThinLaw == "reduced" {
+			tp, ok := c.volProv.(SampleThinAxesProvider)
+			if c.volProv == nil || !ok {
+				return errors.New("thinLaw = reduced needs the thin directions of every sample: take the samples from a MeshfreeSampler")
+			}
+			kinds, axes, err := tp.SampleThinAxes()
+			if err != nil {
+				return fmt.Errorf("thin axes from %q: %w", c.volProv.Base().Path(), err)
+			}
+			if len(kinds) != n || len(axes) != n {
+				return fmt.Errorf("thin axes of %d samples for %d F332 samples", len(kinds), n)
+			}
+			for s := range c.ecache {
+				c.ecache[s].thin, c.ecache[s].thinQ = kinds[s], axes[s]
+			}
+		}
 		return nil
 	}
 	switch {

@@ -93,6 +93,8 @@ type MeshfreeSampler struct {
 	set       sampleSet
 	extents   []geom.Vec3
 	axes      []geom.Mat3
+	thinKinds []int8
+	thinAxes  []geom.Mat3
 	partition [][]int
 	nodes     []geom.Vec3
 	mpts      []materialPoint
@@ -107,7 +109,8 @@ type materialPoint struct {
 	v      float64
 	young  float64 // 0: uniform material
 	S      geom.Mat3
-	thin   int // thin directions: 0 solid, 1 shell, 2 rod
+	thin   int       // thin directions: 0 solid, 1 shell, 2 rod
+	thinP  geom.Mat3 // projector onto the thin directions
 	thick  float64
 	source int // line of the point file (1-based), or 0
 }
@@ -320,14 +323,17 @@ func classifyThinPoints(pts []materialPoint) error {
 			u := V.Col(o[a])
 			S = S.Add(u.Outer(u).Scale(p.v * ext * ext / 12))
 		}
+		proj := func(a int) geom.Mat3 { u := V.Col(o[a]); return u.Outer(u) }
 		if lam[o[1]] < rodSpreadRatio*lam[o[0]] {
 			p.thin = 2
+			p.thinP = proj(1).Add(proj(2))
 			s := p.v / (t * t)
 			addDir(0, s)
 			addDir(1, t)
 			addDir(2, t)
 		} else {
 			p.thin = 1
+			p.thinP = proj(2)
 			s := math.Sqrt(p.v / t)
 			addDir(0, s)
 			addDir(1, s)
@@ -496,6 +502,8 @@ func (m *MeshfreeSampler) build() error {
 	s := sampleSet{uniform: uniform, order: m.Order, moments: make([]float64, geom.NumMoments*n)}
 	m.extents = make([]geom.Vec3, n)
 	m.axes = make([]geom.Mat3, n)
+	m.thinKinds = make([]int8, n)
+	m.thinAxes = make([]geom.Mat3, n)
 	nm := geom.NumMonomials(m.Order)
 	for e, grp := range m.partition {
 		V, Esum := 0.0, 0.0
@@ -528,6 +536,7 @@ func (m *MeshfreeSampler) build() error {
 			return fmt.Errorf("elaston %d (%d material points near %v) has no extent across (h = %.3g, %.3g, %.3g m): single-layer rods and shells need their thickness (thickness field or column)", e, len(grp), c, h[0], h[1], h[2])
 		}
 		m.extents[e], m.axes[e] = h, axes
+		m.thinKinds[e], m.thinAxes[e] = thinAxesOf(pts, grp, V)
 		s.points = append(s.points, c[0], c[1], c[2])
 		s.volumes = append(s.volumes, V)
 		s.young = append(s.young, Ee)
@@ -539,6 +548,42 @@ func (m *MeshfreeSampler) build() error {
 	}
 	m.set = s
 	return nil
+}
+
+// thinAxesOf returns the thin form of a partition from its points' own
+// thin directions: P = Σ v_j P_j / V averages the projectors onto them;
+// its eigenvalues above ½ count the thin directions (a partition of
+// mostly rod points: 2; of mostly shell points: 1; else 0). The axes:
+// shell — the normal (P's first eigenvector) last; rod — the axis (P's
+// last eigenvector) first; the others complete an orthonormal basis.
+func thinAxesOf(pts []materialPoint, grp []int, V float64) (int8, geom.Mat3) {
+	var P geom.Mat3
+	for _, j := range grp {
+		P = P.Add(pts[j].thinP.Scale(pts[j].v / V))
+	}
+	lam, R := geom.SymEigen(P)
+	o := sortedAxes(lam)
+	n := int8(0)
+	for a := 0; a < 3; a++ {
+		if lam[o[a]] > 0.5 {
+			n++
+		}
+	}
+	var cols [3]int
+	switch n {
+	case 1:
+		cols = [3]int{o[1], o[2], o[0]}
+	case 2:
+		cols = [3]int{o[2], o[0], o[1]}
+	default:
+		return 0, geom.Identity3()
+	}
+	var Q geom.Mat3
+	for a, c := range cols {
+		u := R.Col(c)
+		Q[a], Q[3+a], Q[6+a] = u[0], u[1], u[2]
+	}
+	return n, Q
 }
 
 func stiffnessOf(p materialPoint) float64 {
@@ -699,6 +744,19 @@ func (m *MeshfreeSampler) Nodes() ([]geom.Vec3, error) {
 // LloydIterationsRun returns the Lloyd iterations taken for the nodes and
 // for the elastons.
 func (m *MeshfreeSampler) LloydIterationsRun() [2]int { return m.lloydRun }
+
+// SampleThinAxes implements forcefield.SampleThinAxesProvider (thinLaw =
+// reduced): per elaston 0 (solid), 1 (shell) or 2 (rod) from its
+// material points' own thin directions (thinAxesOf: the single-layer
+// points that carry a thickness), not from the elaston's aspect — an
+// elaston of a rod may be as long as the rod is thick — with its axes:
+// the shell's normal in column 2, the rod's axis in column 0.
+func (m *MeshfreeSampler) SampleThinAxes() ([]int8, []geom.Mat3, error) {
+	if _, err := m.samples(); err != nil {
+		return nil, nil, err
+	}
+	return m.thinKinds, m.thinAxes, nil
+}
 
 // ElastonKind names the form of elaston e: "rod" (two extents below a
 // third of the largest), "shell" (one) or "solid".
