@@ -205,8 +205,9 @@ func (k *elastonKernel) hooke(e *sym6) sym6 {
 //   - shell (normal q₂): plane stress σ'₂₂ = 0, the in-plane normal
 //     stresses 2μ ε' + λ* (ε'₀₀ + ε'₁₁) with λ* = 2λμ/(λ + 2μ), the shears
 //     2μ ε' (transverse ones included);
-//   - rod (axis q₀): uniaxial stress, σ'₀₀ = E ε'₀₀ with E = μ(3λ + 2μ)/(λ
-//   - μ), σ'₁₁ = σ'₂₂ = 0, the shears 2μ ε' (torsion, section shear);
+//   - rod (axis q₀): uniaxial stress, σ'₀₀ = E ε'₀₀ with Young's modulus
+//     E = μ(3λ + 2μ)/(λ + μ), σ'₁₁ = σ'₂₂ = 0, the shears 2μ ε' (torsion,
+//     section shear);
 //
 // then σ = Q σ' Qᵀ. C_red is the static condensation of C on the normal
 // strains across the thin directions: symmetric and positive
