@@ -210,9 +210,11 @@ func trsmLeftLowerT(W []float64, ldw int, L []float64, ldl, ns, nu int) {
 					w[j] -= v * ws[j]
 				}
 			}
-			d := L[t*ldl+t]
+			// One division per row, not per entry (a division costs
+			// several multiplications and does not pipeline).
+			r := 1 / L[t*ldl+t]
 			for j := range w {
-				w[j] /= d
+				w[j] *= r
 			}
 		}
 	}
