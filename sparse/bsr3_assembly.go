@@ -31,6 +31,8 @@ type BSR3Assembly struct {
 	// src[first[p]:first[p+1]] (indices into Vals / 9, increasing).
 	first []int32
 	src   []int32
+	// dst[q] is the matrix block of source block q.
+	dst   []int32
 	gbody func(lo, hi int)
 }
 
@@ -86,7 +88,37 @@ func NewBSR3Assembly(n int, sources [][]int32, extra []int32) (*BSR3Assembly, er
 		next[p]++
 	}
 	as.gbody = as.gatherRows
+	as.dst = dst
 	return as, nil
+}
+
+// Positions returns the matrix block (an index into A's blocks: values at
+// A.Val[9p:9p+9]) of each block of source s, in the order of its list.
+// The slice is the assembly's: callers do not modify it.
+func (as *BSR3Assembly) Positions(s int) []int32 {
+	return as.dst[as.off[s]:as.off[s+1]:as.off[s+1]]
+}
+
+// AddSource adds the values of source s (Source(s)) to A, block by block
+// in the order of its list. Clearing A.Val, then adding every source in
+// turn (AddSource, or the source adding its blocks itself at Positions)
+// gives A bitwise as Gather does: each matrix block is 0 plus its source
+// blocks in the order of the sources and of their lists.
+func (as *BSR3Assembly) AddSource(s int) {
+	v := as.Source(s)
+	for q, p := range as.Positions(s) {
+		d := as.A.Val[9*int(p) : 9*int(p)+9 : 9*int(p)+9]
+		b := v[9*q : 9*q+9 : 9*q+9]
+		d[0] += b[0]
+		d[1] += b[1]
+		d[2] += b[2]
+		d[3] += b[3]
+		d[4] += b[4]
+		d[5] += b[5]
+		d[6] += b[6]
+		d[7] += b[7]
+		d[8] += b[8]
+	}
 }
 
 // Source returns the value slice of source s (9 numbers per block of its
@@ -94,6 +126,10 @@ func NewBSR3Assembly(n int, sources [][]int32, extra []int32) (*BSR3Assembly, er
 func (as *BSR3Assembly) Source(s int) []float64 {
 	return as.Vals[9*as.off[s] : 9*as.off[s+1] : 9*as.off[s+1]]
 }
+
+// GatherGrain is Gather's grain, in block rows: a matrix of fewer than
+// 8·GatherGrain block rows is gathered on the calling goroutine.
+const GatherGrain = 64
 
 // Gather sets every block of A to the sum of its source blocks (zero for
 // blocks no source writes), block rows split over the runner's workers
@@ -103,7 +139,7 @@ func (as *BSR3Assembly) Gather(r *parallel.Runner) {
 		as.gatherRows(0, as.A.N)
 		return
 	}
-	r.Run(as.A.N, 64, as.gbody)
+	r.Run(as.A.N, GatherGrain, as.gbody)
 }
 
 func (as *BSR3Assembly) gatherRows(lo, hi int) {

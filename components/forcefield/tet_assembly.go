@@ -22,6 +22,8 @@ var (
 	_ graph.StiffnessAssembler      = (*TetrahedronHyperelasticityFEMForceField)(nil)
 	_ graph.StiffnessBlockAssembler = (*TetrahedronFEMForceField)(nil)
 	_ graph.StiffnessBlockAssembler = (*TetrahedronHyperelasticityFEMForceField)(nil)
+	_ graph.StiffnessBlockAdder     = (*TetrahedronFEMForceField)(nil)
+	_ graph.StiffnessBlockAdder     = (*TetrahedronHyperelasticityFEMForceField)(nil)
 	_ graph.PointRotations          = (*TetrahedronFEMForceField)(nil)
 	_ graph.PointRotations          = (*TetrahedronHyperelasticityFEMForceField)(nil)
 )
@@ -238,6 +240,46 @@ func (s *tetSolid) KBlocks(vals []float64, kFactor float64) {
 	s.argVals, s.argK = vals[:144*s.mesh.numElements()], kFactor
 	s.asm.runner.Run(s.mesh.numElements(), matrixGrain, s.kblocksBody)
 	s.argVals = nil
+}
+
+// AddKBlocks implements graph.StiffnessBlockAdder: the element matrices of
+// kFactor·K (elementMatrix) added block by block at pos, element after
+// element on the calling goroutine, for a mesh that KBlocks would not
+// split over workers (fewer than 8 grains of elements, or one worker);
+// false for a larger one.
+func (s *tetSolid) AddKBlocks(dst []float64, pos []int32, kFactor float64) bool {
+	if s.mesh == nil {
+		return true
+	}
+	ne := s.mesh.numElements()
+	if s.asm.runner.NumWorkers() > 1 && ne >= 8*matrixGrain {
+		return false
+	}
+	if kFactor == 0 {
+		return true // KBlocks would write zeros: adding them changes nothing
+	}
+	s.linearise()
+	var out [144]float64
+	A := s.tscratch[:81:81]
+	pos = pos[:16*ne]
+	for e := 0; e < ne; e++ {
+		s.elementMatrix(e, kFactor, A, out[:])
+		pe := pos[16*e : 16*e+16 : 16*e+16]
+		for q, p := range pe {
+			d := dst[9*int(p) : 9*int(p)+9 : 9*int(p)+9]
+			b := out[9*q : 9*q+9 : 9*q+9]
+			d[0] += b[0]
+			d[1] += b[1]
+			d[2] += b[2]
+			d[3] += b[3]
+			d[4] += b[4]
+			d[5] += b[5]
+			d[6] += b[6]
+			d[7] += b[7]
+			d[8] += b[8]
+		}
+	}
+	return true
 }
 
 func (s *tetSolid) kblocksRange(lo, hi int) {

@@ -60,6 +60,7 @@ type blockSystem struct {
 	w, pw     []float64
 
 	runner parallel.Runner
+	direct bool // the last values() went through addBlocks
 
 	// throughMappings: assemble the whole subtree (mappedSystem: mapped
 	// masses and force fields, geometric stiffness, interactions,
@@ -328,6 +329,35 @@ func (s *blockSystem) writeBlocks(m, k float64) {
 	}
 }
 
+// addBlocks is writeBlocks followed by Gather, for a matrix the runner
+// would gather on one goroutine anyway: the sources that can add their
+// blocks straight into the matrix (graph.StiffnessBlockAdder) do so, the
+// others write them into their buffers, added at once (AddSource). The
+// matrix is bitwise the one of writeBlocks and Gather (the same sums in
+// the same order), without the pass over a buffer of every element's
+// blocks.
+func (s *blockSystem) addBlocks(m, k float64) {
+	val := s.asm.A.Val
+	clear(val)
+	for _, src := range s.sources {
+		if !src.block {
+			continue
+		}
+		if !src.mass {
+			if ad, ok := src.obj.(graph.StiffnessBlockAdder); ok && ad.AddKBlocks(val, s.asm.Positions(src.src), k) {
+				continue
+			}
+		}
+		v := s.asm.Source(src.src)
+		if src.mass {
+			src.obj.(graph.MassBlockAssembler).MBlocks(v, m)
+		} else {
+			src.obj.(graph.StiffnessBlockAssembler).KBlocks(v, k)
+		}
+		s.asm.AddSource(src.src)
+	}
+}
+
 // callScalar runs every scalar source with acc (shifted to its state).
 func (s *blockSystem) callScalar(acc interface {
 	graph.MatrixAccumulator
@@ -397,8 +427,13 @@ func (s *blockSystem) build(m, k float64) error {
 // wrote an entry other than the recorded one (the pattern must be
 // rebuilt).
 func (s *blockSystem) values(m, k float64) bool {
-	s.writeBlocks(m, k)
-	s.asm.Gather(&s.runner)
+	s.direct = s.runner.NumWorkers() <= 1 || s.asm.A.N < 8*sparse.GatherGrain
+	if s.direct {
+		s.addBlocks(m, k)
+	} else {
+		s.writeBlocks(m, k)
+		s.asm.Gather(&s.runner)
+	}
 	if len(s.rec.rows) == 0 && !s.hasScalar() && len(s.mapped.vals) == 0 {
 		return true
 	}
@@ -434,7 +469,14 @@ func (s *blockSystem) relocate(m, k float64) bool {
 		}
 		rec.pos = append(rec.pos, int32(p))
 	}
-	s.asm.Gather(&s.runner) // drops what the replay added before its miss
+	// Drop what the replay added before its miss: gather the sources'
+	// buffers again, or, when some source added its blocks straight into
+	// the matrix (addBlocks), let them add again.
+	if s.direct {
+		s.addBlocks(m, k)
+	} else {
+		s.asm.Gather(&s.runner)
+	}
 	for q, p := range rec.pos {
 		s.asm.A.Val[p] += rec.vals[q]
 	}
