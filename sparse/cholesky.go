@@ -541,6 +541,7 @@ func sortInt32(a []int32) {
 type Cholesky struct {
 	sym  *Symbolic
 	l    []float64
+	dinv []float64 // 1 / L_kk per pivot k, for the triangular solves
 	pool sync.Pool // *[]float64 scratch of length n
 
 	// Scratch of the numeric factorisation, kept for FactorInto.
@@ -630,6 +631,7 @@ func (s *Symbolic) factorInto(c *Cholesky, a *CSR) error {
 	}
 	c.sym = s
 	c.l = growFloats(c.l, int(s.lptr[m]))
+	c.dinv = growFloats(c.dinv, s.n)
 	c.front = growFloats(c.front, s.maxNr*s.maxNr)
 	front := c.front
 	var work []float64
@@ -683,6 +685,9 @@ func (s *Symbolic) factorInto(c *Cholesky, a *CSR) error {
 		L := c.l[s.lptr[k]:s.lptr[k+1]]
 		for i := 0; i < nr; i++ {
 			copy(L[i*ns:i*ns+ns], F[i*nr:i*nr+ns])
+		}
+		for i := 0; i < ns; i++ {
+			c.dinv[f+i] = 1 / F[i*nr+i] // independent divisions: they pipeline
 		}
 		// Push the update matrix.
 		if nu := nr - ns; nu > 0 && s.sparen[k] >= 0 {
@@ -799,8 +804,9 @@ func (c *Cholesky) forward(y []float64) {
 		rows := s.srow[s.sptr[k]:s.sptr[k+1]]
 		L := c.l[s.lptr[k]:s.lptr[k+1]]
 		ys := y[f:l]
+		dinv := c.dinv[f:l]
 		for i := 0; i < ns; i++ {
-			ys[i] = (ys[i] - f64dot(L[i*ns:i*ns+i], ys)) / L[i*ns+i]
+			ys[i] = (ys[i] - f64dot(L[i*ns:i*ns+i], ys)) * dinv[i]
 		}
 		for q := ns; q < len(rows); q++ {
 			y[rows[q]] -= f64dot(L[q*ns:q*ns+ns], ys)
@@ -821,8 +827,9 @@ func (c *Cholesky) backward(y []float64) {
 		for q := ns; q < len(rows); q++ {
 			f64axpy(-y[rows[q]], L[q*ns:q*ns+ns], ys)
 		}
+		dinv := c.dinv[f:l]
 		for i := ns - 1; i >= 0; i-- {
-			ys[i] /= L[i*ns+i]
+			ys[i] *= dinv[i]
 			f64axpy(-ys[i], L[i*ns:i*ns+i], ys)
 		}
 	}
@@ -864,9 +871,9 @@ func (c *Cholesky) SolveMany(X, B [][]float64) {
 		}
 		for i := 0; i < ns; i++ {
 			row := L[i*ns : i*ns+i]
-			d := L[i*ns+i]
+			d := c.dinv[f+i]
 			for _, y := range ys {
-				y[i] = (y[i] - f64dot(row, y[:i])) / d
+				y[i] = (y[i] - f64dot(row, y[:i])) * d
 			}
 		}
 		for q := ns; q < len(rows); q++ {
@@ -894,9 +901,9 @@ func (c *Cholesky) SolveMany(X, B [][]float64) {
 		}
 		for i := ns - 1; i >= 0; i-- {
 			row := L[i*ns : i*ns+i]
-			d := L[i*ns+i]
+			d := c.dinv[f+i]
 			for _, y := range ys {
-				y[i] /= d
+				y[i] *= d
 				f64axpy(-y[i], row, y[:i])
 			}
 		}
