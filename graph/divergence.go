@@ -177,14 +177,17 @@ func (s *Scene) checkReach(ops *Ops, t float64) error {
 			continue
 		}
 		x, v := st.Vec(Position), st.Vec(Velocity)
+		// Squared norms against squared bounds (no square root per
+		// point; NaN and overflow to +Inf still fail the test).
+		r2, v2 := radius*radius, vmax*vmax
 		for i := 0; i+cs <= len(x); i += cs {
-			if d := (geom.Vec3{x[i] - c[0], x[i+1] - c[1], x[i+2] - c[2]}).Norm(); !(d <= radius) {
-				return &DivergenceError{State: st, What: "position", DOF: i / cs, Value: d, Limit: radius, Radius: radius, Dt: s.Dt, reach: *r}
+			if d := (geom.Vec3{x[i] - c[0], x[i+1] - c[1], x[i+2] - c[2]}); !(d.Norm2() <= r2) {
+				return &DivergenceError{State: st, What: "position", DOF: i / cs, Value: d.Norm(), Limit: radius, Radius: radius, Dt: s.Dt, reach: *r}
 			}
 		}
 		for i := 0; i+ds <= len(v); i += ds {
-			if sp := (geom.Vec3{v[i], v[i+1], v[i+2]}).Norm(); !(sp <= vmax) {
-				return &DivergenceError{State: st, What: "velocity", DOF: i / ds, Value: sp, Limit: vmax, Radius: radius, Dt: s.Dt, reach: *r}
+			if w := (geom.Vec3{v[i], v[i+1], v[i+2]}); !(w.Norm2() <= v2) {
+				return &DivergenceError{State: st, What: "velocity", DOF: i / ds, Value: w.Norm(), Limit: vmax, Radius: radius, Dt: s.Dt, reach: *r}
 			}
 		}
 	}
