@@ -162,10 +162,17 @@ func (s *tetSolid) largeElementMatrix(e int, kFactor float64, out []float64) {
 	// Corner 0: block (0, b) = −Σ_a (a, b) for b = 1..3, (b, 0) its
 	// transpose, (0, 0) = −Σ_b (0, b).
 	for b := 1; b < 4; b++ {
-		for q := 0; q < 9; q++ {
-			v := -(o[9*(4+b)+q] + o[9*(8+b)+q] + o[9*(12+b)+q])
-			o[9*b+q] = v
-			o[9*(4*b)+3*(q%3)+q/3] = v
+		b1 := o[9*(4+b) : 9*(4+b)+9 : 9*(4+b)+9]
+		b2 := o[9*(8+b) : 9*(8+b)+9 : 9*(8+b)+9]
+		b3 := o[9*(12+b) : 9*(12+b)+9 : 9*(12+b)+9]
+		r := o[9*b : 9*b+9 : 9*b+9]
+		c := o[36*b : 36*b+9 : 36*b+9]
+		for i := 0; i < 3; i++ {
+			v0 := -(b1[3*i] + b2[3*i] + b3[3*i])
+			v1 := -(b1[3*i+1] + b2[3*i+1] + b3[3*i+1])
+			v2 := -(b1[3*i+2] + b2[3*i+2] + b3[3*i+2])
+			r[3*i], r[3*i+1], r[3*i+2] = v0, v1, v2
+			c[i], c[3+i], c[6+i] = v0, v1, v2
 		}
 	}
 	for q := 0; q < 9; q++ {
