@@ -159,7 +159,13 @@ func syrkSubLowerT(C []float64, ldc int, W []float64, ldw, nu, k int) {
 	if k == 0 {
 		return
 	}
-	i := 0
+	// The nu mod 4 rows that do not fill a block of four are the first
+	// (the shortest: r + 1 entries), by the scalar loop; the others in
+	// blocks of four by the kernels.
+	i := nu % 4
+	for r := 0; r < i; r++ {
+		syrkRowScalar(C, ldc, W, ldw, r, 0, r+1, k)
+	}
 	for ; i+4 <= nu; i += 4 {
 		j := 0
 		for ; j+8 <= nu && j <= i+3; j += 8 {
@@ -172,9 +178,6 @@ func syrkSubLowerT(C []float64, ldc int, W []float64, ldw, nu, k int) {
 		for r := i; r < i+4; r++ {
 			syrkRowScalar(C, ldc, W, ldw, r, j, r+1, k)
 		}
-	}
-	for ; i < nu; i++ {
-		syrkRowScalar(C, ldc, W, ldw, i, 0, i+1, k)
 	}
 }
 
@@ -196,10 +199,15 @@ func syrkRowScalar(C []float64, ldc int, W []float64, ldw, r, j0, j1, k int) {
 // trsmLeftLowerT sets W ← L⁻¹·W for W ns×nu (row-major, stride ldw) and
 // L the ns×ns lower triangular factor (row-major, stride ldl): blocks of
 // four rows, each first updated by the rows above it (gemmSub), then
-// solved by substitution within the block.
+// solved by substitution within the block. The block of ns mod 4 rows, if
+// any, comes first, where it has no rows above it: every update then
+// goes through gemmSub's four-row kernels, none through its scalar loop
+// (supernodes of 3-D meshes have 3, 6, 9, ... columns).
 func trsmLeftLowerT(W []float64, ldw int, L []float64, ldl, ns, nu int) {
-	for t0 := 0; t0 < ns; t0 += 4 {
-		tb := min(4, ns-t0)
+	for t0, tb := 0, ns%4; t0 < ns; t0, tb = t0+tb, 4 {
+		if tb == 0 {
+			tb = 4
+		}
 		gemmSub(tb, nu, t0, L[t0*ldl:], ldl, 1, W, ldw, W[t0*ldw:], ldw)
 		for t := t0; t < t0+tb; t++ {
 			w := W[t*ldw : t*ldw+nu]
