@@ -16,7 +16,7 @@ import (
 // the mass on the 41 × 6 × 6 points of a grid mapped by the same GMLS
 // (UniformMass, ρ V = 15.6 kg), the first node layer clamped, gravity;
 // implicit Euler with the linear solver given.
-func gmlsBarScene(tmpl, linearSolver string) string {
+func gmlsBarScene(tmpl, linearSolver string, radius float64) string {
 	cs := 12
 	if tmpl == "Quadratic3" {
 		cs = 30
@@ -71,7 +71,7 @@ name = "bar"
     template = "F332"
     [[node.node.object]]
     type = "GMLSMapping"
-    radius = 0.045
+    radius = %g
     [[node.node.object]]
     type = "DeformationGradientForceField"
     materialName = "CorotationalLinear"
@@ -91,8 +91,8 @@ name = "bar"
     totalMass = 15.625
     [[node.node.object]]
     type = "GMLSMapping"
-    radius = 0.045
-`, linearSolver, tmpl, strings.Join(nodes, ", "))
+    radius = %g
+`, linearSolver, tmpl, strings.Join(nodes, ", "), radius, radius)
 }
 
 // BenchmarkGMLSSolidImplicitStep: one implicit Euler step of gmlsBarScene
@@ -114,14 +114,34 @@ name = "bar"
 // pivot of −4e-9 (rounding of zero); quadratic nodes need several
 // elastons per node.
 func BenchmarkGMLSSolidImplicitStep(b *testing.B) {
-	s := graphtest.MustLoad(b, "gmls_bar.toml", gmlsBarScene("Affine3", "type = \"SparseCholeskySolver\""))
-	if err := s.Step(); err != nil { // leave the rest state
-		b.Fatal(err)
+	for _, c := range []struct {
+		name, solver string
+		radius       float64
+	}{
+		{"r=0.045/Cholesky", `type = "SparseCholeskySolver"`, 0.045},
+		{"r=0.03/Cholesky", `type = "SparseCholeskySolver"`, 0.03},
+		{"r=0.03/PCG-ic0", `type = "PCGLinearSolver"
+  preconditioner = "ic0"
+  product = "assembled"
+  tolerance = 1e-8
+  iterations = 1000`, 0.03},
+		{"r=0.03/PCG-blockJacobi", `type = "PCGLinearSolver"
+  preconditioner = "blockJacobi"
+  product = "assembled"
+  tolerance = 1e-8
+  iterations = 1000`, 0.03},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			s := graphtest.MustLoad(b, "gmls_bar.toml", gmlsBarScene("Affine3", c.solver, c.radius))
+			if err := s.Step(); err != nil { // leave the rest state
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if err := s.Step(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1000, "ns/node")
+		})
 	}
-	for b.Loop() {
-		if err := s.Step(); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1000, "ns/node")
 }
