@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/sofago/sofago/graph"
+	"github.com/sofago/sofago/parallel"
 )
 
 // mappedSystem computes the part of A = m·M + b·B + k·K that the
@@ -49,24 +50,83 @@ type mappedSystem struct {
 	vals       []float64
 
 	// Scratch.
-	acc     []float64
-	mark    []int32
-	stamp   int32
-	touched []int32
-	l       coo
-	tcnt    []int32
-	buf     []float64 // zero tests (scratch)
-	blk     []float64 // 3×3 block values of one component
-	pdx     []float64 // probes
-	pdf     []float64
-	lrows   spRows // local matrix of addTriple's caller
-	lj      spRows // L·J in addTriple
-	trow    []int32
-	tval    []float64
-	next    []int32
-	il      coo     // an interaction's local matrix
-	stack   spRows  // an interaction's stacked J
-	glob    []int32 // an interaction's global unknowns (independent states)
+	l     coo
+	tcnt  []int32
+	buf   []float64 // zero tests (scratch)
+	blk   []float64 // 3×3 block values of one component
+	pdx   []float64 // probes
+	pdf   []float64
+	lrows spRows // local matrix of addTriple's caller
+	lj    spRows // L·J in addTriple
+	trow  []int32
+	tval  []float64
+	next  []int32
+	il    coo     // an interaction's local matrix
+	stack spRows  // an interaction's stacked J
+	glob  []int32 // an interaction's global unknowns (independent states)
+
+	// The sparse products run over fixed contiguous row ranges, each with
+	// its own accumulator and output (rowWork), concatenated in range
+	// order: a row's entries come out in the same order whatever the
+	// number of workers, so the result is bitwise deterministic.
+	runner parallel.Runner
+	work   []rowWork
+}
+
+// rowWork is one row range's sparse accumulator and output.
+type rowWork struct {
+	acc        []float64
+	mark       []int32
+	stamp      int32
+	touched    []int32
+	rows, cols []int32
+	vals       []float64
+	cnt        []int32 // entries per row (mulInto)
+}
+
+// begin starts a new accumulation row (n: the number of columns).
+func (w *rowWork) begin(n int) {
+	if len(w.acc) != n {
+		w.acc = make([]float64, n)
+		w.mark = make([]int32, n)
+		w.stamp = 0
+	}
+	w.stamp++
+	if w.stamp == 0 { // wrapped: reset the marks
+		clear(w.mark)
+		w.stamp = 1
+	}
+	w.touched = w.touched[:0]
+}
+
+func (w *rowWork) add(g int32, v float64) {
+	if w.mark[g] != w.stamp {
+		w.mark[g] = w.stamp
+		w.acc[g] = 0
+		w.touched = append(w.touched, g)
+	}
+	w.acc[g] += v
+}
+
+// rowRanges is the number of row ranges the sparse products cut their
+// rows into: fixed (not the worker count), several per worker so that
+// uneven rows balance.
+const rowRanges = 32
+
+// eachRowRange runs body(w, lo, hi) over rowRanges contiguous ranges of
+// [0, nrows) on the shared worker pool, each with its own rowWork (reset
+// outputs).
+func (ms *mappedSystem) eachRowRange(nrows int, body func(w *rowWork, lo, hi int)) {
+	if len(ms.work) != rowRanges {
+		ms.work = make([]rowWork, rowRanges)
+	}
+	ms.runner.Run(rowRanges, 1, func(c0, c1 int) {
+		for c := c0; c < c1; c++ {
+			w := &ms.work[c]
+			w.rows, w.cols, w.vals, w.cnt = w.rows[:0], w.cols[:0], w.vals[:0], w.cnt[:0]
+			body(w, c*nrows/rowRanges, (c+1)*nrows/rowRanges)
+		}
+	})
 }
 
 // spRows is a sparse matrix by rows: row r holds (col[p], val[p]) for p
@@ -204,9 +264,6 @@ func (ms *mappedSystem) compute(ops *graph.Ops, states []graph.State, offsets []
 	ms.rows, ms.cols, ms.vals = ms.rows[:0], ms.cols[:0], ms.vals[:0]
 	if ms.n != n || ms.off == nil {
 		ms.n = n
-		ms.acc = make([]float64, n)
-		ms.mark = make([]int32, n)
-		ms.stamp = 0
 		ms.tcnt = make([]int32, n+1)
 	}
 	if ms.off == nil {
@@ -499,45 +556,40 @@ func (ms *mappedSystem) mul(A, B *spRows) *spRows {
 	return ms.mulInto(&spRows{}, A, B)
 }
 
-// mulInto is mul reusing C's storage.
+// mulInto is mul reusing C's storage. Rows are computed in parallel
+// (eachRowRange), each in the order of A's and B's entries.
 func (ms *mappedSystem) mulInto(C, A, B *spRows) *spRows {
-	C.ptr = resize(C.ptr, A.nrows()+1)
+	nr := A.nrows()
+	ms.eachRowRange(nr, func(w *rowWork, lo, hi int) {
+		for r := lo; r < hi; r++ {
+			w.begin(B.cols)
+			for p := A.ptr[r]; p < A.ptr[r+1]; p++ {
+				a, c := A.val[p], A.col[p]
+				for q := B.ptr[c]; q < B.ptr[c+1]; q++ {
+					w.add(B.col[q], a*B.val[q])
+				}
+			}
+			for _, g := range w.touched {
+				w.cols = append(w.cols, g)
+				w.vals = append(w.vals, w.acc[g])
+			}
+			w.cnt = append(w.cnt, int32(len(w.touched)))
+		}
+	})
+	C.ptr = resize(C.ptr, nr+1)
 	C.ptr[0] = 0
 	C.col, C.val, C.cols = C.col[:0], C.val[:0], B.cols
-	for r := 0; r < A.nrows(); r++ {
-		ms.begin()
-		for p := A.ptr[r]; p < A.ptr[r+1]; p++ {
-			a, c := A.val[p], A.col[p]
-			for q := B.ptr[c]; q < B.ptr[c+1]; q++ {
-				ms.add(B.col[q], a*B.val[q])
-			}
+	r := 0
+	for c := range ms.work {
+		w := &ms.work[c]
+		C.col = append(C.col, w.cols...)
+		C.val = append(C.val, w.vals...)
+		for _, k := range w.cnt {
+			C.ptr[r+1] = C.ptr[r] + k
+			r++
 		}
-		for _, g := range ms.touched {
-			C.col = append(C.col, g)
-			C.val = append(C.val, ms.acc[g])
-		}
-		C.ptr[r+1] = int32(len(C.col))
 	}
 	return C
-}
-
-// begin starts a new sparse accumulation row.
-func (ms *mappedSystem) begin() {
-	ms.stamp++
-	if ms.stamp == 0 { // wrapped: reset the marks
-		clear(ms.mark)
-		ms.stamp = 1
-	}
-	ms.touched = ms.touched[:0]
-}
-
-func (ms *mappedSystem) add(g int32, v float64) {
-	if ms.mark[g] != ms.stamp {
-		ms.mark[g] = ms.stamp
-		ms.acc[g] = 0
-		ms.touched = append(ms.touched, g)
-	}
-	ms.acc[g] += v
 }
 
 // addTriple appends the entries of Jᵀ L J (L local, J local → global).
@@ -564,22 +616,31 @@ func (ms *mappedSystem) addTriple(J, L *spRows) {
 			trow[q], tval[q] = int32(r), J.val[p]
 		}
 	}
-	for g := 0; g < ms.n; g++ {
-		if cnt[g] == cnt[g+1] {
-			continue
-		}
-		ms.begin()
-		for q := cnt[g]; q < cnt[g+1]; q++ {
-			r, a := trow[q], tval[q]
-			for p := LJ.ptr[r]; p < LJ.ptr[r+1]; p++ {
-				ms.add(LJ.col[p], a*LJ.val[p])
+	n := ms.n
+	ms.eachRowRange(n, func(w *rowWork, lo, hi int) {
+		for g := lo; g < hi; g++ {
+			if cnt[g] == cnt[g+1] {
+				continue
+			}
+			w.begin(n)
+			for q := cnt[g]; q < cnt[g+1]; q++ {
+				r, a := trow[q], tval[q]
+				for p := LJ.ptr[r]; p < LJ.ptr[r+1]; p++ {
+					w.add(LJ.col[p], a*LJ.val[p])
+				}
+			}
+			for _, h := range w.touched {
+				w.rows = append(w.rows, int32(g))
+				w.cols = append(w.cols, h)
+				w.vals = append(w.vals, w.acc[h])
 			}
 		}
-		for _, h := range ms.touched {
-			ms.rows = append(ms.rows, int32(g))
-			ms.cols = append(ms.cols, h)
-			ms.vals = append(ms.vals, ms.acc[h])
-		}
+	})
+	for c := range ms.work {
+		w := &ms.work[c]
+		ms.rows = append(ms.rows, w.rows...)
+		ms.cols = append(ms.cols, w.cols...)
+		ms.vals = append(ms.vals, w.vals...)
 	}
 }
 
