@@ -96,23 +96,23 @@ name = "bar"
 }
 
 // BenchmarkGMLSSolidImplicitStep: one implicit Euler step of gmlsBarScene
-// with linear (Affine3) nodes and SparseCholeskySolver (Jᵀ K J assembled
-// through GMLSMapping's sparse Jacobian); reports the time per node (and
-// per elaston: both are 1,000).
+// with linear (Affine3) nodes (Jᵀ K J assembled through GMLSMapping's
+// sparse Jacobian); reports the time per node (and per elaston: both are
+// 1,000). Sub-benchmarks: the support radius (r = 0.045 m = 1.8 node
+// spacings, the former scene: 19 nodes per elaston, each node coupled with
+// ≈ 200; r = 0.03 m = 1.2 spacings: 7 nodes per elaston, ≈ 25 coupled)
+// and the linear solver (SparseCholeskySolver; PCGLinearSolver on the
+// assembled matrix with ic0 or blockJacobi, to 1e-8).
 //
 //	go test -run '^$' -bench GMLSSolidImplicitStep -cpu 1,2 -benchtime 1x ./validation/
 //
-// Measured with the machine's load average at 8 on its 2 cores (a third
-// of a core for this process): 10–21 s a step; in a CPU profile about half
-// of it forms Jᵀ K J (solver.mappedSystem: each node couples with the ≈ 200
-// nodes within two support radii, each F332 elaston with 22 nodes), a
-// fifth factorises and an eighth orders the matrix. CGLinearSolver to 1e-8
-// took 25 s a step. Quadratic3 nodes are not benchmarked: with one elaston
-// per node their 30 DOFs outnumber what the elastons' energy sees (24
-// symmetric strain numbers per F332 sample) plus the mapped point masses,
-// so M − h² K is singular and the Cholesky factorisation stopped at a
-// pivot of −4e-9 (rounding of zero); quadratic nodes need several
-// elastons per node.
+// The r = 0.045 m case is the reference for ratios measured in the same
+// run (the VM is noisy). What each radius costs in accuracy:
+// TestGMLSBarSupportRadius. Quadratic3 nodes are not benchmarked: with
+// one elaston per node their 30 DOFs outnumber what the elastons' energy
+// sees (24 symmetric strain numbers per F332 sample) plus the mapped point
+// masses, so M − h² K is singular; quadratic nodes need several elastons
+// per node.
 func BenchmarkGMLSSolidImplicitStep(b *testing.B) {
 	for _, c := range []struct {
 		name, solver string
