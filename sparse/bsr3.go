@@ -146,6 +146,23 @@ func (a *BSR3) ToCSR() *CSR {
 	return c
 }
 
+// CSRIndex returns, for every entry of ToCSR's matrix (in its order), the
+// index of its value in a.Val: the map through which a factorisation can
+// read A's values without CopyToCSR (Symbolic.FactorIntoMapped).
+func (a *BSR3) CSRIndex() []int32 {
+	idx := make([]int32, 0, len(a.Val))
+	for i := 0; i < a.N; i++ {
+		lo, hi := int(a.RowPtr[i]), int(a.RowPtr[i+1])
+		for r := 0; r < 3; r++ {
+			for p := lo; p < hi; p++ {
+				k := int32(9*p + 3*r)
+				idx = append(idx, k, k+1, k+2)
+			}
+		}
+	}
+	return idx
+}
+
 // CopyToCSR copies A's values into c, which must be ToCSR's result for
 // A's pattern.
 func (a *BSR3) CopyToCSR(c *CSR) {

@@ -548,6 +548,12 @@ type Cholesky struct {
 	front, stack       []float64
 	work               []float64 // partialCholesky's scratch
 	stackOff, stackSup []int
+
+	// FactorIntoMapped's composed sources, for msrcSym and the index
+	// slice starting at msrcAt.
+	msrc    []int
+	msrcSym *Symbolic
+	msrcAt  *int32
 }
 
 // NotPositiveDefiniteError reports a pivot that is not positive: the
@@ -570,7 +576,7 @@ func (s *Symbolic) Factor(a *CSR) (*Cholesky, error) {
 		return nil, err
 	}
 	c := &Cholesky{}
-	if err := s.factorInto(c, a); err != nil {
+	if err := s.factorInto(c, a.Val, s.lsrc); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -620,11 +626,37 @@ func (s *Symbolic) FactorInto(c *Cholesky, a *CSR) error {
 	if err := s.checkPattern(a); err != nil {
 		return err
 	}
-	return s.factorInto(c, a)
+	return s.factorInto(c, a.Val, s.lsrc)
 }
 
-// factorInto runs the multifrontal factorisation into c's storage.
-func (s *Symbolic) factorInto(c *Cholesky, a *CSR) error {
+// FactorIntoMapped is FactorInto for a matrix held elsewhere: entry k of
+// the analysed pattern (in the order of the CSR matrix given to Analyze)
+// is val[at[k]]; at must have one index per entry, and val the analysed
+// pattern's values (not checked: at is typically computed once with the
+// pattern, e.g. BSR3.CSRIndex for the CSR of BSR3.ToCSR). It spares a
+// copy of the values into a CSR matrix before every factorisation. The
+// composed source positions are kept in c while s and at are unchanged.
+func (s *Symbolic) FactorIntoMapped(c *Cholesky, val []float64, at []int32) error {
+	if len(at) != len(s.col) {
+		return fmt.Errorf("sparse: FactorIntoMapped: %d indices for %d entries", len(at), len(s.col))
+	}
+	if c.msrcSym != s || len(at) == 0 || c.msrcAt != &at[0] {
+		c.msrc = c.msrc[:0]
+		for _, k := range s.lsrc {
+			c.msrc = append(c.msrc, int(at[k]))
+		}
+		c.msrcSym = s
+		if len(at) > 0 {
+			c.msrcAt = &at[0]
+		}
+	}
+	return s.factorInto(c, val, c.msrc)
+}
+
+// factorInto runs the multifrontal factorisation into c's storage; the
+// entries of the lower triangle come from val[src[]] (src parallel to
+// s.lsrc).
+func (s *Symbolic) factorInto(c *Cholesky, val []float64, src []int) error {
 	m := len(s.super) - 1
 	if c.sym != s {
 		c.pool = sync.Pool{} // its scratch has the size of another system
@@ -652,9 +684,9 @@ func (s *Symbolic) factorInto(c *Cholesky, a *CSR) error {
 			clear(F[i*nr : i*nr+min(i+1, nr)])
 		}
 		// Columns of A.
-		lsrc := s.lsrc[s.lo[f]:s.lo[l]]
+		lsrc := src[s.lo[f]:s.lo[l]]
 		for q, p := range s.fpos[s.lo[f]:s.lo[l]] {
-			F[p] += a.Val[lsrc[q]]
+			F[p] += val[lsrc[q]]
 		}
 		// Children's update matrices (the top nchild entries of the stack).
 		for t := 0; t < s.nchild[k]; t++ {

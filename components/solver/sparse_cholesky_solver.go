@@ -65,6 +65,7 @@ type SparseCholeskySolver struct {
 	rhs, x   []float64
 	csr      *sparse.CSR  // A in scalar CSR form (the factorisation's input)
 	csrFor   *sparse.BSR3 // the block matrix csr's pattern comes from
+	csrIdx   []int32      // csrFor.CSRIndex(), once needed
 	sym      *sparse.Symbolic
 	analyses int
 
@@ -314,17 +315,24 @@ func (s *SparseCholeskySolver) Solve(ops *graph.Ops, x, rhs graph.VecID, m, b, k
 		s.last = graph.LinearStats{Iterations: 1, Converged: true}
 		return s.last, nil
 	}
+	fresh := false
 	if s.csrFor != A || s.csr == nil || len(s.csr.Val) != len(A.Val) {
 		s.csr = A.ToCSR()
 		s.csrFor = A
+		s.csrIdx = nil
 		s.sym = nil
-	} else {
-		A.CopyToCSR(s.csr)
+		fresh = true
 	}
-
 	// Closed-form element and mass blocks are symmetric: only systems
 	// with other entries need the symmetric part (and a refinement).
-	s.asym = !s.sys.closedForm() && s.sym2.apply(s.csr)
+	closed := s.sys.closedForm()
+	// Such a system, unshifted, once analysed, is factorised from A's
+	// values in place (FactorIntoMapped): nothing reads the CSR copy.
+	mapped := closed && s.shift == 0 && !fresh && s.sym != nil
+	if !fresh && !mapped {
+		A.CopyToCSR(s.csr)
+	}
+	s.asym = !closed && s.sym2.apply(s.csr)
 	s.a = A
 	if s.shift != 0 {
 		s.addShift(s.csr)
@@ -341,7 +349,14 @@ func (s *SparseCholeskySolver) Solve(ops *graph.Ops, x, rhs graph.VecID, m, b, k
 		s.store = &sparse.Cholesky{}
 	}
 	chol := s.store // the factor's storage is reused: no allocation per solve
-	err = s.sym.FactorInto(chol, s.csr)
+	if mapped {
+		if s.csrIdx == nil {
+			s.csrIdx = A.CSRIndex()
+		}
+		err = s.sym.FactorIntoMapped(chol, A.Val, s.csrIdx)
+	} else {
+		err = s.sym.FactorInto(chol, s.csr)
+	}
 	if err != nil {
 		if e := s.nonFinite(A); e != nil {
 			return s.last, e
