@@ -567,7 +567,7 @@ func TestMeshfreeCylinderPointFile(t *testing.T) {
 // 1.7√(Rt) = 5.5 cm, and the ends are clamped.
 func TestMeshfreeCylinderBuckle(t *testing.T) {
 	if testing.Short() {
-		t.Skip("-short: 8 static steps of a 96-node shell (about 50 s)")
+		t.Skip("-short: 8 static steps of a 96-node shell (about 16 s)")
 	}
 	const R, th, E = 0.1, 0.01, 1e6
 	s := loadFramesScene(t, "../scenes/meshfree_cylinder_buckle.toml", func(src string) string {
