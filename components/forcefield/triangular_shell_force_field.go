@@ -14,11 +14,13 @@ import (
 // surface of Vec3 points, rotation-free: the resultant-based shell of the
 // lecture notes ("Resultant-based Formulations", Sec. II),
 //
-//	W = Σ_T A_T h/2 ε:C:ε  +  Σ_v A_v h³/24 (κ−κ₀):C:(κ−κ₀),
+//	W = Σ_T A_T h/2 ε:C:ε  +  Σ_v A_v Σ_{T∋v} β_T h³/24 (κ_T−κ₀_T):C:(κ_T−κ₀_T),
 //
 // with the plane-stress C = E/(1−ν²)[(1−ν)𝕀 + ν 1⊗1]: one membrane
-// strain ε per triangle T (rest area A_T) and one curvature κ per vertex v
-// (A_v: its mixed Voronoi area at rest; h: the thickness).
+// strain ε per triangle T (rest area A_T) and, per vertex v, one fitted
+// second derivative read along the normal of each triangle of its ring
+// (A_v: its mixed Voronoi area at rest; β_T: the triangle's share of the
+// ring's rest area; h: the thickness).
 //
 // Membrane: the Green–Lagrange strain of the constant-strain triangle,
 // ε = ½(FᵀF − I) with F = ∂x/∂X the 3×2 deformation gradient over the
@@ -38,12 +40,19 @@ import (
 // In the current configuration the curvature is the Hessian of the fitted
 // height above the vertex's tangent plane,
 //
-//	κ_αβ = t · (Σ_p w_pαβ x_p + g_αβ),   t = Σ_T m_T / |Σ_T m_T|,
+//	κ_T,αβ = n_T · (Σ_p w_pαβ x_p + g_αβ),   n_T = m_T / |m_T|,
 //
-// m_T = (x₁−x₀)×(x₂−x₀) over the vertex's triangles (oriented alike), κ₀
-// the same at rest. The fit reproduces quadratic surfaces exactly (so
-// constant curvature is exact: the plate patch test), Σ_p w_p = 0 and κ is
-// made of dot products, so rigid motions of any size leave κ unchanged.
+// m_T = (x₁−x₀)×(x₂−x₀) for each triangle T of the vertex's ring
+// (oriented alike), κ₀_T the same at rest; the vertex's energy is the
+// β_T-weighted mean over its ring. The fit reproduces quadratic surfaces
+// exactly (so constant curvature is exact: the plate patch test), Σ_p w_p
+// = 0 and κ is made of dot products, so rigid motions of any size leave κ
+// unchanged. Each triangle's own normal, not the normalised sum of the
+// ring's: where a ring folds sharply (a draped sheet's free edge) that sum
+// nearly cancels (|Σ m_T| fell to 0.13 Σ|m_T| in shell_drape.toml) and the
+// derivatives of the normal, ∝ 1/|Σ m_T|, blow up; |m_T| stays twice the
+// triangle's area. On a flat rest mesh n_T = t at rest: the linear plate
+// results are those of the summed normal.
 // Vertex-centred stencils matter: a curvature per triangle from the
 // triangle and its three neighbours (the basic shell triangle) gives an
 // oscillating field — heights ±1 on a checkerboard of vertices — the same
@@ -55,6 +64,18 @@ import (
 //
 // The energy, forces −∂W/∂x and the tangent K = ∂f/∂x are exact (the
 // tangent includes the second derivatives of the unit normal).
+// tangent = "definite" keeps the forces and replaces K by a positive
+// semi-definite one: the membrane's stress term with the compressive part
+// of the membrane stress dropped, the bending's Gauss–Newton part only
+// (its stress term is indefinite). For implicit time stepping through
+// buckling and folding: a compressed membrane's exact negative stiffness
+// (the driver of buckling) can make M − h²K singular, then indefinite —
+// in shell_drape.toml at dt = 2 ms its triangles' stiffnesses reached
+// −240 N/m at 4% compression and at t = 0.332 s one solve threw points
+// (the shell's energy jumped from 1.2 to 11.8 J) before the factorisation
+// met a negative pivot. Implicit Euler is then linearly implicit with a
+// tangent that is not the exact one (equal to it at rest, so linear
+// results are unchanged).
 //
 // Boundaries: at a vertex on the boundary (edges with one triangle), the
 // fit is constrained by one condition per boundary direction (two edges
@@ -85,6 +106,7 @@ type TriangularShellForceField struct {
 	Membrane     bool        `toml:"membrane" doc:"include the membrane (stretch and in-plane shear) energy"`
 	Bending      bool        `toml:"bending" doc:"include the bending energy"`
 	Method       string      `toml:"method" doc:"large: geometrically exact (any rotation); small: linearised at rest (W = ½ uᵀK₀u, K₀ the tangent at rest: linear shell theory, for linear benchmarks; not invariant under rotations)" enum:"large,small"`
+	Tangent      string      `toml:"tangent" doc:"exact: K = ∂f/∂x; definite: a positive semi-definite K for implicit time stepping through buckling and folding (membrane stress term with the compressive part of the stress dropped, bending without its stress term; forces unchanged)" enum:"exact,definite"`
 	ClampedBoxes [][]float64 `toml:"clampedBoxes" doc:"boxes [xmin, ymin, zmin, xmax, ymax, zmax]: boundary edges with both rest end points inside one are clamped (rotation about the edge held at rest); other boundary edges are free (no moment: free or simply supported)" unit:"m"`
 
 	state graph.State
@@ -130,8 +152,9 @@ type shellPatch struct {
 	area, h float64
 	w       [3][]geom.Mat3 // H_s = Σ_p w[s][p] x_p + g[s], s = XX, YY, XY (multiples of I but at clamped edges)
 	g       [3]geom.Vec3
-	k0      [3]float64
-	e1, e2  geom.Vec3 // rest tangent axes (world)
+	k0      [][3]float64 // per ring triangle: n_T · H_s at rest
+	beta    []float64    // per ring triangle: its share of the ring's rest area (Σ = 1)
+	e1, e2  geom.Vec3    // rest tangent axes (world)
 }
 
 func init() {
@@ -141,7 +164,7 @@ func init() {
 		Summary: "Thin shell on a triangle surface of Vec3 points, rotation-free: Green–Lagrange membrane (CST) and bending from a quadratic fitted about each vertex; " +
 			"free/simply supported or clamped edges; energy and exact tangent.",
 		New: func() graph.Object {
-			return &TriangularShellForceField{PoissonRatio: 0.3, Membrane: true, Bending: true, Method: "large"}
+			return &TriangularShellForceField{PoissonRatio: 0.3, Membrane: true, Bending: true, Method: "large", Tangent: "exact"}
 		},
 	})
 }
@@ -572,14 +595,48 @@ func (c *TriangularShellForceField) setupPatch(p *shellPatch, v int, tris [][3]i
 			p.g[s] = p.g[s].Add(cn.rhs.Scale(scale[s] * r[6+k]))
 		}
 	}
+	var vv [3]geom.Vec3
 	for s := 0; s < 3; s++ {
-		vv := p.g[s]
+		vv[s] = p.g[s]
 		for i, q := range nodes {
-			vv = vv.Add(p.w[s][i].MulVec(geom.At(rest, int(q))))
+			vv[s] = vv[s].Add(p.w[s][i].MulVec(geom.At(rest, int(q))))
 		}
-		p.k0[s] = t0.Dot(vv)
+	}
+	p.k0 = make([][3]float64, len(p.ring))
+	p.beta = make([]float64, len(p.ring))
+	sum := 0.0
+	for k, r := range p.ring {
+		x0 := geom.At(rest, int(nodes[r[0]]))
+		m := geom.At(rest, int(nodes[r[1]])).Sub(x0).Cross(geom.At(rest, int(nodes[r[2]])).Sub(x0))
+		n := m.Normalized()
+		for s := 0; s < 3; s++ {
+			p.k0[k][s] = n.Dot(vv[s])
+		}
+		p.beta[k] = m.Norm()
+		sum += m.Norm()
+	}
+	for k := range p.beta {
+		p.beta[k] /= sum
 	}
 	return nodes, nil
+}
+
+// positivePart2 returns the positive part of the symmetric 2×2 tensor
+// [[N0, N2], [N2, N1]] (its negative eigenvalues set to zero), in the
+// same layout.
+func positivePart2(N [3]float64) [3]float64 {
+	m, d := (N[0]+N[1])/2, math.Hypot((N[0]-N[1])/2, N[2])
+	l1, l2 := m+d, m-d
+	if l2 >= 0 {
+		return N
+	}
+	if l1 <= 0 {
+		return [3]float64{}
+	}
+	// l1 (e eᵀ) with e the eigenvector of l1: N − l2 (I − e eᵀ)... = l1 e eᵀ
+	// = (N − l2 I) l1/(l1 − l2).
+	s := l1 / (l1 - l2)
+	return [3]float64{(N[0] - l2) * s, (N[1] - l2) * s, N[2] * s}
 }
 
 // voronoiArea returns vertex v's share of the rest area of triangle tri
@@ -681,19 +738,20 @@ func (c *TriangularShellForceField) Curvature(i int, x []float64) (geom.Mat3, in
 	u := c.patchUnit(i)
 	p := &c.pats[i]
 	nd := c.nodes[u.slot : u.slot+u.n]
-	var m geom.Vec3
-	for _, r := range p.ring {
-		x0 := geom.At(x, int(nd[r[0]]))
-		m = m.Add(geom.At(x, int(nd[r[1]])).Sub(x0).Cross(geom.At(x, int(nd[r[2]])).Sub(x0)))
-	}
-	t := m.Normalized()
-	var k [3]float64
+	var V [3]geom.Vec3
 	for s := 0; s < 3; s++ {
-		v := p.g[s]
+		V[s] = p.g[s]
 		for a, q := range nd {
-			v = v.Add(p.w[s][a].MulVec(geom.At(x, int(q))))
+			V[s] = V[s].Add(p.w[s][a].MulVec(geom.At(x, int(q))))
 		}
-		k[s] = t.Dot(v) - p.k0[s]
+	}
+	var k [3]float64
+	for j, r := range p.ring {
+		x0 := geom.At(x, int(nd[r[0]]))
+		t := geom.At(x, int(nd[r[1]])).Sub(x0).Cross(geom.At(x, int(nd[r[2]])).Sub(x0)).Normalized()
+		for s := 0; s < 3; s++ {
+			k[s] += p.beta[j] * (t.Dot(V[s]) - p.k0[j][s])
+		}
 	}
 	K := p.e1.Outer(p.e1).Scale(k[0]).Add(p.e2.Outer(p.e2).Scale(k[1])).Add(p.e1.Outer(p.e2).Add(p.e2.Outer(p.e1)).Scale(k[2]))
 	return K, int(nd[0])
@@ -765,6 +823,14 @@ func (c *TriangularShellForceField) membrane(el *shellTri, nd []int32, x []float
 	if kk == nil {
 		return w
 	}
+	// The stress term Σ gₐ·N·g_b I; tangent = definite keeps the tensile
+	// part of N only (its 2×2 eigen-decomposition, negative eigenvalues
+	// dropped): a compressed membrane's negative stiffness, the driver of
+	// buckling, is left out of K.
+	Np := N
+	if c.Tangent == "definite" {
+		Np = positivePart2(N)
+	}
 	for a := 0; a < 3; a++ {
 		for b := 0; b < 3; b++ {
 			var m geom.Mat3
@@ -776,7 +842,7 @@ func (c *TriangularShellForceField) membrane(el *shellTri, nd []int32, x []float
 				}
 			}
 			ga, gb := el.gm[a], el.gm[b]
-			geo := N[0]*ga[0]*gb[0] + N[1]*ga[1]*gb[1] + N[2]*(ga[0]*gb[1]+ga[1]*gb[0])
+			geo := Np[0]*ga[0]*gb[0] + Np[1]*ga[1]*gb[1] + Np[2]*(ga[0]*gb[1]+ga[1]*gb[0])
 			m[0] += geo
 			m[4] += geo
 			m[8] += geo
@@ -793,35 +859,53 @@ func (c *TriangularShellForceField) bending(p *shellPatch, nd []int32, x []float
 	for a, q := range nd {
 		pos[a] = geom.At(x, int(q))
 	}
-	A := p.area
-	db := p.h * p.h * p.h / 12
-	// Normal: m = Σ_T m_T; E_a = Σ_{T∋a} (x_prev − x_next), ∂m/∂x_a = [E_a]×.
-	var mv geom.Vec3
-	E := sc.vecs(&sc.e, n)
-	for _, r := range p.ring {
-		x0, x1, x2 := pos[r[0]], pos[r[1]], pos[r[2]]
-		mv = mv.Add(x1.Sub(x0).Cross(x2.Sub(x0)))
-		E[r[0]] = E[r[0]].Add(x2.Sub(x1))
-		E[r[1]] = E[r[1]].Add(x0.Sub(x2))
-		E[r[2]] = E[r[2]].Add(x1.Sub(x0))
-	}
-	lm := mv.Norm()
-	t := mv.Scale(1 / lm)
-	var V [3]geom.Vec3
-	var kv [3]float64
-	vs := [3]float64{1, 1, 2}
+	var V [3]geom.Vec3 // H_s = Σ_p w_sp x_p + g_s
 	for s := 0; s < 3; s++ {
 		v := p.g[s]
 		for a := 0; a < n; a++ {
 			v = v.Add(p.w[s][a].MulVec(pos[a]))
 		}
 		V[s] = v
-		kv[s] = vs[s] * (t.Dot(v) - p.k0[s])
+	}
+	w := 0.0
+	for j := range p.ring {
+		w += c.bendingTri(p, j, n, pos, &V, &sc, f, kk)
+	}
+	return w
+}
+
+// bendingTri adds ring triangle j's share β_j of the vertex's bending
+// energy, β_j A_v h³/24 (κ_j−κ₀_j):C:(κ_j−κ₀_j) with κ_j,s = n_j·H_s, to
+// f and kk (when not nil) and returns it.
+func (c *TriangularShellForceField) bendingTri(p *shellPatch, j, n int, pos []geom.Vec3, V *[3]geom.Vec3, sc *shellScratch, f, kk []float64) float64 {
+	A := p.area * p.beta[j]
+	db := p.h * p.h * p.h / 12
+	r := p.ring[j]
+	// Normal: m = m_T; E_a = x_prev − x_next on the triangle, ∂m/∂x_a = [E_a]×.
+	x0, x1, x2 := pos[r[0]], pos[r[1]], pos[r[2]]
+	mv := x1.Sub(x0).Cross(x2.Sub(x0))
+	var E [3]geom.Vec3
+	E[0], E[1], E[2] = x2.Sub(x1), x0.Sub(x2), x1.Sub(x0)
+	// ring position of local point a: k with r[k] == a, or −1
+	loc := func(a int) int {
+		for k := 0; k < 3; k++ {
+			if int(r[k]) == a {
+				return k
+			}
+		}
+		return -1
+	}
+	lm := mv.Norm()
+	t := mv.Scale(1 / lm)
+	var kv [3]float64
+	vs := [3]float64{1, 1, 2}
+	for s := 0; s < 3; s++ {
+		kv[s] = vs[s] * (t.Dot(V[s]) - p.k0[j][s])
 	}
 	var M [3]float64
 	for s := 0; s < 3; s++ {
-		for r := 0; r < 3; r++ {
-			M[s] += db * c.cm[s][r] * kv[r]
+		for q := 0; q < 3; q++ {
+			M[s] += db * c.cm[s][q] * kv[q]
 		}
 	}
 	w := A / 2 * (kv[0]*M[0] + kv[1]*M[1] + kv[2]*M[2])
@@ -838,7 +922,11 @@ func (c *TriangularShellForceField) bending(p *shellPatch, nd []int32, x []float
 	for s := 0; s < 3; s++ {
 		u := V[s].Sub(t.Scale(t.Dot(V[s]))).Scale(1 / lm)
 		for a := 0; a < n; a++ {
-			G[a][s] = p.w[s][a].TMulVec(t).Add(u.Cross(E[a])).Scale(vs[s])
+			g := p.w[s][a].TMulVec(t)
+			if k := loc(a); k >= 0 {
+				g = g.Add(u.Cross(E[k]))
+			}
+			G[a][s] = g.Scale(vs[s])
 		}
 	}
 	if f != nil {
@@ -852,9 +940,33 @@ func (c *TriangularShellForceField) bending(p *shellPatch, nd []int32, x []float
 	if kk == nil {
 		return w
 	}
+	if c.Tangent == "definite" {
+		// The Gauss–Newton part A db Σ C_sr G_s ⊗ G_r only.
+		for a := 0; a < n; a++ {
+			var cg [3]geom.Vec3
+			for q := 0; q < 3; q++ {
+				for s := 0; s < 3; s++ {
+					if k := c.cm[q][s]; k != 0 {
+						cg[q] = cg[q].Add(G[a][s].Scale(k))
+					}
+				}
+			}
+			for b := a; b < n; b++ {
+				m := cg[0].Outer(G[b][0]).Add(cg[1].Outer(G[b][1])).Add(cg[2].Outer(G[b][2])).Scale(A * db)
+				addBlock3(kk, n, a, b, m, -1)
+				if b != a {
+					addBlock3(kk, n, b, a, m.T(), -1)
+				}
+			}
+		}
+		return w
+	}
 	// Stress part: Σ_s μ_s ∂²(t·V_s), μ_s = A M_s sc_s.
 	var vbar geom.Vec3
 	alpha := sc.mats(&sc.alpha, n) // Σ_s μ_s W_sa
+	for a := 0; a < n; a++ {
+		alpha[a] = geom.Mat3{}
+	}
 	for s := 0; s < 3; s++ {
 		mu := A * M[s] * vs[s]
 		vbar = vbar.Add(V[s].Scale(mu))
@@ -865,42 +977,33 @@ func (c *TriangularShellForceField) bending(p *shellPatch, nd []int32, x []float
 	proj := geom.Identity3().Sub(t.Outer(t))
 	ubar := proj.MulVec(vbar).Scale(1 / lm)
 	fmm := t.Outer(ubar).Add(ubar.Outer(t)).Scale(-1 / lm).Sub(proj.Scale(t.Dot(vbar) / (lm * lm)))
-	pe := sc.mats(&sc.pe, n)   // ∂t/∂x_a = P [E_a]× / |m|
-	efe := sc.mats(&sc.efe, n) // [E_a]×ᵀ ∂²f/∂m²
-	var onRing []bool
-	if n <= len(sc.on) {
-		onRing = sc.on[:n]
-	} else {
-		onRing = make([]bool, n)
-	}
-	for a := 0; a < n; a++ {
-		if E[a] == (geom.Vec3{}) {
-			continue
-		}
-		onRing[a] = true
-		sk := E[a].Skew()
-		pe[a] = proj.Mul(sk).Scale(1 / lm)
-		efe[a] = sk.T().Mul(fmm)
+	var pe, efe, ske [3]geom.Mat3 // ∂t/∂x_a = P [E_a]× / |m|; [E_a]×ᵀ ∂²f/∂m²; [E_a]×
+	for k := 0; k < 3; k++ {
+		ske[k] = E[k].Skew()
+		pe[k] = proj.Mul(ske[k]).Scale(1 / lm)
+		efe[k] = ske[k].T().Mul(fmm)
 	}
 	// Material part A db Σ C_sr G_s ⊗ G_r, and the normal's terms.
 	for a := 0; a < n; a++ {
+		ka := loc(a)
 		var cg [3]geom.Vec3 // Σ_s C_rs G_a,s for each r
-		for r := 0; r < 3; r++ {
+		for q := 0; q < 3; q++ {
 			for s := 0; s < 3; s++ {
-				if k := c.cm[r][s]; k != 0 {
-					cg[r] = cg[r].Add(G[a][s].Scale(k))
+				if k := c.cm[q][s]; k != 0 {
+					cg[q] = cg[q].Add(G[a][s].Scale(k))
 				}
 			}
 		}
 		for b := a; b < n; b++ { // the (b, a) block is the transpose
+			kb := loc(b)
 			m := cg[0].Outer(G[b][0]).Add(cg[1].Outer(G[b][1])).Add(cg[2].Outer(G[b][2])).Scale(A * db)
-			if onRing[b] {
-				m = m.Add(alpha[a].TMul(pe[b]))
+			if kb >= 0 {
+				m = m.Add(alpha[a].TMul(pe[kb]))
 			}
-			if onRing[a] {
-				m = m.Add(pe[a].TMul(alpha[b]))
-				if onRing[b] {
-					m = m.Add(efe[a].Mul(E[b].Skew()))
+			if ka >= 0 {
+				m = m.Add(pe[ka].TMul(alpha[b]))
+				if kb >= 0 {
+					m = m.Add(efe[ka].Mul(ske[kb]))
 				}
 			}
 			addBlock3(kk, n, a, b, m, -1)
@@ -911,12 +1014,10 @@ func (c *TriangularShellForceField) bending(p *shellPatch, nd []int32, x []float
 	}
 	// Second derivatives of m: −[ū]× on (a, next a), +[ū]× on (a, prev a).
 	us := ubar.Skew()
-	for _, r := range p.ring {
-		for k := 0; k < 3; k++ {
-			a, b := int(r[k]), int(r[(k+1)%3])
-			addBlock3(kk, n, a, b, us, 1)
-			addBlock3(kk, n, b, a, us, -1)
-		}
+	for k := 0; k < 3; k++ {
+		a, b := int(r[k]), int(r[(k+1)%3])
+		addBlock3(kk, n, a, b, us, 1)
+		addBlock3(kk, n, b, a, us, -1)
 	}
 	return w
 }
@@ -924,10 +1025,9 @@ func (c *TriangularShellForceField) bending(p *shellPatch, nd []int32, x []float
 // shellScratch holds a bending stencil's work arrays on the stack (up to
 // 16 points; larger stencils allocate).
 type shellScratch struct {
-	pos, e         [16]geom.Vec3
-	g              [16][3]geom.Vec3
-	alpha, pe, efe [16]geom.Mat3
-	on             [16]bool
+	pos, e [16]geom.Vec3
+	g      [16][3]geom.Vec3
+	alpha  [16]geom.Mat3
 }
 
 func (s *shellScratch) vecs(a *[16]geom.Vec3, n int) []geom.Vec3 {

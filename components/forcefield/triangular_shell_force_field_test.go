@@ -13,6 +13,7 @@ import (
 	"github.com/sofago/sofago/geom"
 	"github.com/sofago/sofago/graph"
 	"github.com/sofago/sofago/graph/graphtest"
+	"gonum.org/v1/gonum/mat"
 )
 
 // shellFlatScene: a flat 1 × 0.8 sheet in the plane z = 0 with n × m
@@ -185,8 +186,9 @@ func TestShellAssembled(t *testing.T) {
 // TestShellQuadraticPatch: the curvature of a quadratic surface is exact.
 // The flat sheet deformed to z = ε (a X² + 2 b X Y + c Y²)/2 has, at every
 // interior vertex, the fitted curvature t_z ε [[a, b], [b, c]] (world
-// axes), t_z the z component of the vertex's unit normal (the mean of its
-// triangles'): the least-squares fit reproduces quadratics exactly. A
+// axes), t_z the rest-area-weighted mean of the z components of its
+// triangles' unit normals (each triangle bends with its own normal): the
+// least-squares fit reproduces quadratics exactly. A
 // twist z = ε b X Y satisfies the free-edge condition H_nn + ν H_tt = 0 on
 // every edge of the rectangle, so there every vertex, boundary or not, is
 // exact.
@@ -224,12 +226,16 @@ func TestShellQuadraticPatch(t *testing.T) {
 			if onBoundary[v] && !twist {
 				continue
 			}
-			var m geom.Vec3
+			// n_z of each ring triangle, weighted by its rest area.
+			tz, ar := 0.0, 0.0
 			for _, tr := range vt[v] {
-				p0 := geom.At(x, tr[0])
-				m = m.Add(geom.At(x, tr[1]).Sub(p0).Cross(geom.At(x, tr[2]).Sub(p0)))
+				p0, r0 := geom.At(x, tr[0]), geom.At(rest, tr[0])
+				m := geom.At(x, tr[1]).Sub(p0).Cross(geom.At(x, tr[2]).Sub(p0))
+				a := geom.At(rest, tr[1]).Sub(r0).Cross(geom.At(rest, tr[2]).Sub(r0)).Norm()
+				tz += a * m.Normalized()[2]
+				ar += a
 			}
-			tz := m.Normalized()[2]
+			tz /= ar
 			want := geom.Mat3{tz * eps * a, tz * eps * b, 0, tz * eps * b, tz * eps * c, 0, 0, 0, 0}
 			for k := range K {
 				if math.Abs(K[k]-want[k]) > 1e-12 {
@@ -411,6 +417,94 @@ name = "sheet"
 		ff.AddForce(f, shellTransform(rest, nil, shellRotation(rng), geom.Vec3{-1, 0.5, 2}), nil)
 		if m := maxAbsF(f); m > 1e-9*maxAbsF(f0) {
 			t.Errorf("irregular mesh: rigid motion gives force %g (1%% deformation: %g)", m, maxAbsF(f0))
+		}
+	}
+}
+
+// shellStiffness returns −K = −∂f/∂x at x as a dense symmetric matrix
+// (from AddDForce on unit vectors) and the forces at x.
+func shellStiffness(t *testing.T, ff *forcefield.TriangularShellForceField, x []float64) (*mat.SymDense, []float64) {
+	t.Helper()
+	n := len(x)
+	f := make([]float64, n)
+	ff.AddForce(f, x, nil)
+	S := mat.NewSymDense(n, nil)
+	e, df := make([]float64, n), make([]float64, n)
+	cols := make([][]float64, n)
+	for j := 0; j < n; j++ {
+		clear(e)
+		clear(df)
+		e[j] = 1
+		ff.AddDForce(df, e, 1, 0)
+		cols[j] = append([]float64(nil), df...)
+	}
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			if d := cols[j][i] - cols[i][j]; math.Abs(d) > 1e-9*(math.Abs(cols[j][i])+1) {
+				t.Fatalf("K is not symmetric: K[%d][%d] − K[%d][%d] = %g", i, j, j, i, d)
+			}
+			S.SetSym(i, j, -cols[j][i])
+		}
+	}
+	return S, f
+}
+
+// TestShellDefiniteTangent: tangent = "definite" leaves the energy and
+// the forces bit for bit as they are and gives a positive semi-definite
+// stiffness −K where the exact one is indefinite (a sheet compressed by
+// 10% along x and buckled: negative eigenvalues of order the membrane
+// stress), and equals the exact tangent at rest (no stress: the linear
+// benchmarks are unchanged). Bound: −1e-10 of the largest eigenvalue
+// (rounding of a symmetric eigensolver).
+func TestShellDefiniteTangent(t *testing.T) {
+	fields := "  youngModulus = 1e6\n  poissonRatio = 0.3\n  thickness = 0.02"
+	exact, rest := loadShell(t, shellFlatScene(6, 5, fields))
+	def, _ := loadShell(t, shellFlatScene(6, 5, fields+"\n  tangent = \"definite\""))
+	rng := rand.New(rand.NewPCG(9, 10))
+	u := shellRandom(rng, len(rest), 0.01)
+	x := make([]float64, len(rest))
+	for i := 0; i < len(rest)/3; i++ {
+		p := geom.At(rest, i)
+		p = geom.Vec3{0.9 * p[0], p[1], 0.05 * math.Sin(2*math.Pi*p[0])}
+		geom.Put(x, i, p.Add(geom.At(u, i)))
+	}
+	minEig := func(S *mat.SymDense) (float64, float64) {
+		var es mat.EigenSym
+		if !es.Factorize(S, false) {
+			t.Fatal("eigen-decomposition failed")
+		}
+		v := es.Values(nil)
+		return v[0], v[len(v)-1]
+	}
+	Se, fe := shellStiffness(t, exact, x)
+	Sd, fd := shellStiffness(t, def, x)
+	for i := range fe {
+		if fe[i] != fd[i] {
+			t.Fatalf("force %d: exact %g, definite %g", i, fe[i], fd[i])
+		}
+	}
+	if we, wd := exact.PotentialEnergy(x), def.PotentialEnergy(x); we != wd {
+		t.Errorf("energy: exact %g, definite %g", we, wd)
+	}
+	lo, hi := minEig(Se)
+	t.Logf("exact tangent: eigenvalues of −K from %.4g to %.4g", lo, hi)
+	if !(lo < -1e-3*hi) {
+		t.Fatalf("the exact tangent is not indefinite here (smallest eigenvalue %g): the test shows nothing", lo)
+	}
+	lo, hi = minEig(Sd)
+	t.Logf("definite tangent: eigenvalues of −K from %.4g to %.4g", lo, hi)
+	if lo < -1e-10*hi {
+		t.Errorf("definite tangent: eigenvalue %g < 0 (largest %g)", lo, hi)
+	}
+	// At rest both tangents are K₀.
+	Se, _ = shellStiffness(t, exact, rest)
+	Sd, _ = shellStiffness(t, def, rest)
+	_, hi = minEig(Se)
+	for i := 0; i < len(rest); i++ {
+		for j := i; j < len(rest); j++ {
+			if d := math.Abs(Se.At(i, j) - Sd.At(i, j)); d > 1e-12*hi {
+				t.Fatalf("at rest: K[%d][%d] exact %g, definite %g", i, j, Se.At(i, j), Sd.At(i, j))
+			}
 		}
 	}
 }
