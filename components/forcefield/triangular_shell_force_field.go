@@ -155,6 +155,7 @@ type shellPatch struct {
 	k0      [][3]float64 // per ring triangle: n_T · H_s at rest
 	beta    []float64    // per ring triangle: its share of the ring's rest area (Σ = 1)
 	e1, e2  geom.Vec3    // rest tangent axes (world)
+	iso     bool         // every w[s][p] is a multiple of I
 }
 
 func init() {
@@ -317,6 +318,14 @@ func (c *TriangularShellForceField) initialise() error {
 			nodes, err := c.setupPatch(&p, v, tris, vtris, across, bnd[v], rest)
 			if err != nil {
 				return fmt.Errorf("vertex %d: %w", v, err)
+			}
+			p.iso = true
+			for s := range p.w {
+				for _, m := range p.w[s] {
+					if m[1] != 0 || m[2] != 0 || m[3] != 0 || m[5] != 0 || m[6] != 0 || m[7] != 0 || m[4] != m[0] || m[8] != m[0] {
+						p.iso = false
+					}
+				}
 			}
 			c.pats = append(c.pats, p)
 			addUnit(nodes, -1, len(c.pats)-1)
@@ -852,6 +861,15 @@ func (c *TriangularShellForceField) membrane(el *shellTri, nd []int32, x []float
 	return w
 }
 
+// bending returns the vertex's bending energy Σ_T β_T A_v h³/24
+// (κ_T−κ₀_T):C:(κ_T−κ₀_T), κ_T,s = n_T·H_s, and writes its forces and
+// tangent when f, kk are not nil. The ring triangles share H_s = Σ_p w_sp
+// x_p: with g_T,ps = ŵ_sp n_T (ŵ = w·(1, 1, 2)) the Gauss–Newton term
+// Σ_T A_T D Σ C g_T,p ⊗ g_T,q (every pair of stencil points) is
+// Σ C ŵ_p ŵ_q (Σ_T A_T n_T n_Tᵀ), built once for the stencil; what n_T's
+// own dependence adds touches only pairs with a point of T (3 × stencil
+// blocks per triangle). The tangent is symmetric: only blocks b ≥ a are
+// built, then mirrored.
 func (c *TriangularShellForceField) bending(p *shellPatch, nd []int32, x []float64, f, kk []float64) float64 {
 	n := len(nd)
 	var sc shellScratch
@@ -867,17 +885,132 @@ func (c *TriangularShellForceField) bending(p *shellPatch, nd []int32, x []float
 		}
 		V[s] = v
 	}
+	db := p.h * p.h * p.h / 12
+	vs := [3]float64{1, 1, 2}
 	w := 0.0
+	var z [3]geom.Vec3 // Σ_T μ_T,s n_T
+	var T geom.Mat3    // Σ_T A_T n_T n_Tᵀ
 	for j := range p.ring {
-		w += c.bendingTri(p, j, n, pos, &V, &sc, f, kk)
+		A := p.area * p.beta[j]
+		r := p.ring[j]
+		x0, x1, x2 := pos[r[0]], pos[r[1]], pos[r[2]]
+		t := x1.Sub(x0).Cross(x2.Sub(x0)).Normalized()
+		var kv, M [3]float64
+		for s := 0; s < 3; s++ {
+			kv[s] = vs[s] * (t.Dot(V[s]) - p.k0[j][s])
+		}
+		for s := 0; s < 3; s++ {
+			for q := 0; q < 3; q++ {
+				M[s] += db * c.cm[s][q] * kv[q]
+			}
+		}
+		w += A / 2 * (kv[0]*M[0] + kv[1]*M[1] + kv[2]*M[2])
+		for s := 0; s < 3; s++ {
+			z[s] = z[s].Add(t.Scale(A * M[s] * vs[s]))
+		}
+		T = T.Add(t.Outer(t).Scale(A))
+	}
+	if f == nil && kk == nil {
+		return w
+	}
+	if f != nil {
+		// The part through H: −Σ_s W_spᵀ z_s at every stencil point.
+		for a := 0; a < n; a++ {
+			fa := p.w[0][a].TMulVec(z[0]).Add(p.w[1][a].TMulVec(z[1])).Add(p.w[2][a].TMulVec(z[2]))
+			f[3*a] -= fa[0]
+			f[3*a+1] -= fa[1]
+			f[3*a+2] -= fa[2]
+		}
+	}
+	if kk != nil {
+		c.bendingGG(p, n, db, &T, kk)
+	}
+	for j := range p.ring {
+		c.bendingTri(p, j, n, pos, &V, &sc, f, kk)
+	}
+	if kk != nil {
+		row := 3 * n
+		for a := 0; a < n; a++ {
+			for b := a + 1; b < n; b++ {
+				for i := 0; i < 3; i++ {
+					for l := 0; l < 3; l++ {
+						kk[(3*b+l)*row+3*a+i] = kk[(3*a+i)*row+3*b+l]
+					}
+				}
+			}
+		}
 	}
 	return w
 }
 
-// bendingTri adds ring triangle j's share β_j of the vertex's bending
-// energy, β_j A_v h³/24 (κ_j−κ₀_j):C:(κ_j−κ₀_j) with κ_j,s = n_j·H_s, to
-// f and kk (when not nil) and returns it.
-func (c *TriangularShellForceField) bendingTri(p *shellPatch, j, n int, pos []geom.Vec3, V *[3]geom.Vec3, sc *shellScratch, f, kk []float64) float64 {
+// bendingGG subtracts from the blocks b ≥ a of kk the Gauss–Newton term
+// through H of all ring triangles, D Σ_sq C_sq Ŵ_saᵀ T Ŵ_qb (Ŵ_s = vs_s
+// W_s, T = Σ_T A_T n_T n_Tᵀ).
+func (c *TriangularShellForceField) bendingGG(p *shellPatch, n int, db float64, T *geom.Mat3, kk []float64) {
+	vs := [3]float64{1, 1, 2}
+	row := 3 * n
+	if p.iso {
+		// W_sa = ŵ_sa I/vs_s: the block is D (Σ_sq C_sq ŵ_sa ŵ_qb) T.
+		var buf [32][6]float64 // ŵ_a and Σ_s C_qs ŵ_sa
+		cw := buf[:0]
+		if n > len(buf) {
+			cw = make([][6]float64, 0, n)
+		}
+		for a := 0; a < n; a++ {
+			var e [6]float64
+			for s := 0; s < 3; s++ {
+				e[s] = vs[s] * p.w[s][a][0]
+			}
+			for q := 0; q < 3; q++ {
+				e[3+q] = db * (c.cm[q][0]*e[0] + c.cm[q][1]*e[1] + c.cm[q][2]*e[2])
+			}
+			cw = append(cw, e)
+		}
+		for a := 0; a < n; a++ {
+			ea := &cw[a]
+			for b := a; b < n; b++ {
+				eb := &cw[b]
+				s := ea[3]*eb[0] + ea[4]*eb[1] + ea[5]*eb[2]
+				for i := 0; i < 3; i++ {
+					r := kk[(3*a+i)*row+3*b:]
+					r[0] -= s * T[3*i]
+					r[1] -= s * T[3*i+1]
+					r[2] -= s * T[3*i+2]
+				}
+			}
+		}
+		return
+	}
+	var buf [32][3]geom.Mat3
+	Q := buf[:0] // Q_qa = (Σ_s C_qs Ŵ_sa)ᵀ T D
+	if n > len(buf) {
+		Q = make([][3]geom.Mat3, 0, n)
+	}
+	for a := 0; a < n; a++ {
+		var e [3]geom.Mat3
+		for q := 0; q < 3; q++ {
+			var m geom.Mat3
+			for s := 0; s < 3; s++ {
+				if k := c.cm[q][s]; k != 0 {
+					m = m.Add(p.w[s][a].Scale(k * vs[s] * vs[q] * db))
+				}
+			}
+			e[q] = m.TMul(*T)
+		}
+		Q = append(Q, e)
+	}
+	for a := 0; a < n; a++ {
+		for b := a; b < n; b++ {
+			m := Q[a][0].Mul(p.w[0][b]).Add(Q[a][1].Mul(p.w[1][b])).Add(Q[a][2].Mul(p.w[2][b]))
+			addBlock3(kk, n, a, b, m, -1)
+		}
+	}
+}
+
+// bendingTri adds to f and to the blocks b ≥ a of kk (when not nil) what
+// ring triangle j's normal n_j adds to the vertex's bending forces and
+// tangent beyond the part through H (bending has added that).
+func (c *TriangularShellForceField) bendingTri(p *shellPatch, j, n int, pos []geom.Vec3, V *[3]geom.Vec3, sc *shellScratch, f, kk []float64) {
 	A := p.area * p.beta[j]
 	db := p.h * p.h * p.h / 12
 	r := p.ring[j]
@@ -886,15 +1019,6 @@ func (c *TriangularShellForceField) bendingTri(p *shellPatch, j, n int, pos []ge
 	mv := x1.Sub(x0).Cross(x2.Sub(x0))
 	var E [3]geom.Vec3
 	E[0], E[1], E[2] = x2.Sub(x1), x0.Sub(x2), x1.Sub(x0)
-	// ring position of local point a: k with r[k] == a, or −1
-	loc := func(a int) int {
-		for k := 0; k < 3; k++ {
-			if int(r[k]) == a {
-				return k
-			}
-		}
-		return -1
-	}
 	lm := mv.Norm()
 	t := mv.Scale(1 / lm)
 	var kv [3]float64
@@ -902,146 +1026,212 @@ func (c *TriangularShellForceField) bendingTri(p *shellPatch, j, n int, pos []ge
 	for s := 0; s < 3; s++ {
 		kv[s] = vs[s] * (t.Dot(V[s]) - p.k0[j][s])
 	}
-	var M [3]float64
+	var M, mu [3]float64
 	for s := 0; s < 3; s++ {
 		for q := 0; q < 3; q++ {
 			M[s] += db * c.cm[s][q] * kv[q]
 		}
+		mu[s] = A * M[s] * vs[s]
 	}
-	w := A / 2 * (kv[0]*M[0] + kv[1]*M[1] + kv[2]*M[2])
-	if f == nil && kk == nil {
-		return w
-	}
-	// ∂κv_s/∂x_a = sc_s (w_sa t + u_s × E_a), u_s = P V_s/|m|.
-	var G [][3]geom.Vec3
-	if n <= len(sc.g) {
-		G = sc.g[:n]
-	} else {
-		G = make([][3]geom.Vec3, n)
-	}
-	for s := 0; s < 3; s++ {
-		u := V[s].Sub(t.Scale(t.Dot(V[s]))).Scale(1 / lm)
-		for a := 0; a < n; a++ {
-			g := p.w[s][a].TMulVec(t)
-			if k := loc(a); k >= 0 {
-				g = g.Add(u.Cross(E[k]))
-			}
-			G[a][s] = g.Scale(vs[s])
-		}
-	}
-	if f != nil {
-		for a := 0; a < n; a++ {
-			fa := G[a][0].Scale(-A * M[0]).Add(G[a][1].Scale(-A * M[1])).Add(G[a][2].Scale(-A * M[2]))
-			f[3*a] += fa[0]
-			f[3*a+1] += fa[1]
-			f[3*a+2] += fa[2]
-		}
-	}
-	if kk == nil {
-		return w
-	}
-	if c.Tangent == "definite" {
-		// The Gauss–Newton part A db Σ C_sr G_s ⊗ G_r only.
-		for a := 0; a < n; a++ {
-			var cg [3]geom.Vec3
-			for q := 0; q < 3; q++ {
-				for s := 0; s < 3; s++ {
-					if k := c.cm[q][s]; k != 0 {
-						cg[q] = cg[q].Add(G[a][s].Scale(k))
-					}
-				}
-			}
-			for b := a; b < n; b++ {
-				m := cg[0].Outer(G[b][0]).Add(cg[1].Outer(G[b][1])).Add(cg[2].Outer(G[b][2])).Scale(A * db)
-				addBlock3(kk, n, a, b, m, -1)
-				if b != a {
-					addBlock3(kk, n, b, a, m.T(), -1)
-				}
-			}
-		}
-		return w
-	}
-	// Stress part: Σ_s μ_s ∂²(t·V_s), μ_s = A M_s sc_s.
+	// Σ_s μ_s u_s, u_s = P V_s/|m|: ∂κv_s/∂x_a = vs_s (W_saᵀ t + u_s × E_a).
 	var vbar geom.Vec3
-	alpha := sc.mats(&sc.alpha, n) // Σ_s μ_s W_sa
-	for a := 0; a < n; a++ {
-		alpha[a] = geom.Mat3{}
-	}
 	for s := 0; s < 3; s++ {
-		mu := A * M[s] * vs[s]
-		vbar = vbar.Add(V[s].Scale(mu))
-		for a := 0; a < n; a++ {
-			alpha[a] = alpha[a].Add(p.w[s][a].Scale(mu))
-		}
+		vbar = vbar.Add(V[s].Scale(mu[s]))
 	}
 	proj := geom.Identity3().Sub(t.Outer(t))
 	ubar := proj.MulVec(vbar).Scale(1 / lm)
-	fmm := t.Outer(ubar).Add(ubar.Outer(t)).Scale(-1 / lm).Sub(proj.Scale(t.Dot(vbar) / (lm * lm)))
-	var pe, efe, ske [3]geom.Mat3 // ∂t/∂x_a = P [E_a]× / |m|; [E_a]×ᵀ ∂²f/∂m²; [E_a]×
-	for k := 0; k < 3; k++ {
-		ske[k] = E[k].Skew()
-		pe[k] = proj.Mul(ske[k]).Scale(1 / lm)
-		efe[k] = ske[k].T().Mul(fmm)
+	if f != nil {
+		for k := 0; k < 3; k++ {
+			fa := ubar.Cross(E[k])
+			a := int(r[k])
+			f[3*a] -= fa[0]
+			f[3*a+1] -= fa[1]
+			f[3*a+2] -= fa[2]
+		}
 	}
-	// Material part A db Σ C_sr G_s ⊗ G_r, and the normal's terms.
+	if kk == nil {
+		return
+	}
+	// g_as = vs_s W_saᵀ t (all points), h_ks = vs_s u_s × E_k (the
+	// triangle's points); with C: cg_aq = Σ_s C_qs g_as, ch_kq likewise.
+	var cg [][3]geom.Vec3
+	if n <= len(sc.g) {
+		cg = sc.g[:n]
+	} else {
+		cg = make([][3]geom.Vec3, n)
+	}
+	var al []float64 // Σ_s μ_s w_sa (p.iso)
+	var alm []geom.Mat3
+	if p.iso {
+		al = sc.al[:0]
+		if n > len(sc.al) {
+			al = make([]float64, 0, n)
+		}
+	} else {
+		alm = make([]geom.Mat3, 0, n)
+	}
 	for a := 0; a < n; a++ {
-		ka := loc(a)
-		var cg [3]geom.Vec3 // Σ_s C_rs G_a,s for each r
+		if p.iso { // g_as = ŵ_sa t
+			w0, w1, w2 := vs[0]*p.w[0][a][0], vs[1]*p.w[1][a][0], vs[2]*p.w[2][a][0]
+			for q := 0; q < 3; q++ {
+				cg[a][q] = t.Scale(c.cm[q][0]*w0 + c.cm[q][1]*w1 + c.cm[q][2]*w2)
+			}
+			al = append(al, mu[0]*p.w[0][a][0]+mu[1]*p.w[1][a][0]+mu[2]*p.w[2][a][0])
+			continue
+		}
+		var ga [3]geom.Vec3
+		for s := 0; s < 3; s++ {
+			ga[s] = p.w[s][a].TMulVec(t).Scale(vs[s])
+		}
 		for q := 0; q < 3; q++ {
-			for s := 0; s < 3; s++ {
-				if k := c.cm[q][s]; k != 0 {
-					cg[q] = cg[q].Add(G[a][s].Scale(k))
-				}
+			cg[a][q] = ga[0].Scale(c.cm[q][0]).Add(ga[1].Scale(c.cm[q][1])).Add(ga[2].Scale(c.cm[q][2]))
+		}
+		{
+			alm = append(alm, p.w[0][a].Scale(mu[0]).Add(p.w[1][a].Scale(mu[1])).Add(p.w[2][a].Scale(mu[2])))
+		}
+	}
+	var h, ch [3][3]geom.Vec3
+	for s := 0; s < 3; s++ {
+		u := V[s].Sub(t.Scale(t.Dot(V[s]))).Scale(1 / lm)
+		for k := 0; k < 3; k++ {
+			h[k][s] = u.Cross(E[k]).Scale(vs[s])
+		}
+	}
+	for k := 0; k < 3; k++ {
+		for q := 0; q < 3; q++ {
+			ch[k][q] = h[k][0].Scale(c.cm[q][0]).Add(h[k][1].Scale(c.cm[q][1])).Add(h[k][2].Scale(c.cm[q][2]))
+		}
+	}
+	exact := c.Tangent != "definite"
+	var pe, pet, ske [3]geom.Mat3 // ∂t/∂x_a = P [E_a]× / |m|, its transpose; [E_a]×
+	var efs [3][3]geom.Mat3       // [E_k]×ᵀ ∂²f/∂m² [E_l]×
+	if exact {
+		fmm := t.Outer(ubar).Add(ubar.Outer(t)).Scale(-1 / lm).Sub(proj.Scale(t.Dot(vbar) / (lm * lm)))
+		for k := 0; k < 3; k++ {
+			ske[k] = E[k].Skew()
+			pe[k] = proj.Mul(ske[k]).Scale(1 / lm)
+			pet[k] = pe[k].T()
+		}
+		for k := 0; k < 3; k++ {
+			efe := ske[k].T().Mul(fmm)
+			for l := 0; l < 3; l++ {
+				efs[k][l] = efe.Mul(ske[l])
 			}
 		}
-		for b := a; b < n; b++ { // the (b, a) block is the transpose
-			kb := loc(b)
-			m := cg[0].Outer(G[b][0]).Add(cg[1].Outer(G[b][1])).Add(cg[2].Outer(G[b][2])).Scale(A * db)
-			if kb >= 0 {
-				m = m.Add(alpha[a].TMul(pe[kb]))
+	}
+	AD := A * db
+	row := 3 * n
+	// Every pair {a, b} with a point of the triangle, once: the triangle's
+	// point r[k] with each stencil point that is not an earlier one of the
+	// triangle's.
+	for k := 0; k < 3; k++ {
+		tk := int(r[k])
+		for o := 0; o < n; o++ {
+			ko := -1
+			for l := 0; l < 3; l++ {
+				if int(r[l]) == o {
+					ko = l
+				}
 			}
+			if ko >= 0 && ko < k {
+				continue
+			}
+			a, ka, b, kb := tk, k, o, ko
+			if o < tk {
+				a, ka, b, kb = o, ko, tk, k
+			}
+			// Gauss–Newton beyond H: A D Σ_q (ch_aq ⊗ G_bq + cg_aq ⊗ h_bq),
+			// G_b = g_b + h_b.
+			var m geom.Mat3
 			if ka >= 0 {
-				m = m.Add(pe[ka].TMul(alpha[b]))
-				if kb >= 0 {
-					m = m.Add(efe[ka].Mul(ske[kb]))
+				for q := 0; q < 3; q++ {
+					L := ch[ka][q]
+					R := p.w[q][b].TMulVec(t).Scale(vs[q])
+					if kb >= 0 {
+						R = R.Add(h[kb][q])
+					}
+					for i := 0; i < 3; i++ {
+						m[3*i] += L[i] * R[0]
+						m[3*i+1] += L[i] * R[1]
+						m[3*i+2] += L[i] * R[2]
+					}
 				}
 			}
-			addBlock3(kk, n, a, b, m, -1)
-			if b != a {
-				addBlock3(kk, n, b, a, m.T(), -1)
+			if kb >= 0 {
+				for q := 0; q < 3; q++ {
+					L, R := cg[a][q], h[kb][q]
+					for i := 0; i < 3; i++ {
+						m[3*i] += L[i] * R[0]
+						m[3*i+1] += L[i] * R[1]
+						m[3*i+2] += L[i] * R[2]
+					}
+				}
+			}
+			for i := range m {
+				m[i] *= AD
+			}
+			if exact {
+				if p.iso {
+					if kb >= 0 {
+						pk, s := &pe[kb], al[a]
+						for i := range m {
+							m[i] += s * pk[i]
+						}
+					}
+					if ka >= 0 {
+						pk, s := &pet[ka], al[b]
+						for i := range m {
+							m[i] += s * pk[i]
+						}
+					}
+				} else {
+					if kb >= 0 {
+						m = m.Add(alm[a].TMul(pe[kb]))
+					}
+					if ka >= 0 {
+						m = m.Add(pe[ka].TMul(alm[b]))
+					}
+				}
+				if ka >= 0 && kb >= 0 {
+					m = m.Add(efs[ka][kb])
+				}
+			}
+			for i := 0; i < 3; i++ {
+				rr := kk[(3*a+i)*row+3*b:]
+				rr[0] -= m[3*i]
+				rr[1] -= m[3*i+1]
+				rr[2] -= m[3*i+2]
 			}
 		}
+	}
+	if !exact {
+		return
 	}
 	// Second derivatives of m: −[ū]× on (a, next a), +[ū]× on (a, prev a).
 	us := ubar.Skew()
 	for k := 0; k < 3; k++ {
 		a, b := int(r[k]), int(r[(k+1)%3])
-		addBlock3(kk, n, a, b, us, 1)
-		addBlock3(kk, n, b, a, us, -1)
+		if a < b {
+			addBlock3(kk, n, a, b, us, 1)
+		} else {
+			addBlock3(kk, n, b, a, us, -1)
+		}
 	}
-	return w
 }
 
 // shellScratch holds a bending stencil's work arrays on the stack (up to
-// 16 points; larger stencils allocate).
+// 32 points; larger stencils allocate).
 type shellScratch struct {
-	pos, e [16]geom.Vec3
-	g      [16][3]geom.Vec3
-	alpha  [16]geom.Mat3
+	pos [32]geom.Vec3
+	g   [32][3]geom.Vec3
+	al  [32]float64
 }
 
-func (s *shellScratch) vecs(a *[16]geom.Vec3, n int) []geom.Vec3 {
+func (s *shellScratch) vecs(a *[32]geom.Vec3, n int) []geom.Vec3 {
 	if n <= len(a) {
 		return a[:n]
 	}
 	return make([]geom.Vec3, n)
-}
-
-func (s *shellScratch) mats(a *[16]geom.Mat3, n int) []geom.Mat3 {
-	if n <= len(a) {
-		return a[:n]
-	}
-	return make([]geom.Mat3, n)
 }
 
 // AddForce accumulates the shell forces and keeps each unit's tangent for
