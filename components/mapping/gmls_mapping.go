@@ -186,7 +186,7 @@ func (m *GMLSMapping) initialise(reinit bool) error {
 	case m.Radius > 0:
 		radii = []float64{m.Radius}
 	default:
-		p := findNodeRadiusProvider(m.Node)
+		p := findUp[NodeRadiusProvider](m.Node)
 		if p == nil {
 			return errors.New("no support radius: set radius (all nodes) or radii (one per node), or put a sampler giving the nodes' radii (MeshfreeSampler) in this node or an ancestor")
 		}
@@ -327,15 +327,4 @@ func (m *GMLSMapping) JacobianEntries(acc graph.MatrixAccumulator) {
 type NodeRadiusProvider interface {
 	graph.Object
 	NodeRadii() ([]float64, error)
-}
-
-func findNodeRadiusProvider(n *graph.Node) NodeRadiusProvider {
-	for ; n != nil; n = n.Parent {
-		for _, o := range n.Objects {
-			if p, ok := o.(NodeRadiusProvider); ok {
-				return p
-			}
-		}
-	}
-	return nil
 }
