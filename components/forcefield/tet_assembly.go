@@ -266,9 +266,34 @@ func (s *tetSolid) AddKBlocks(dst []float64, pos []int32, kFactor float64) bool 
 		return true // KBlocks would write zeros: adding them changes nothing
 	}
 	s.linearise()
+	pos = pos[:16*ne]
+	if s.largeExact != nil && useLargeAVX {
+		var g largeGroup
+		o := g.v[4*largeSlotOut : 4*largeSlotOut+4*144 : 4*largeSlotOut+4*144]
+		for e0 := 0; e0 < ne; e0 += 4 {
+			n := min(4, ne-e0)
+			s.largeBlocksGroup(&g, e0, n, kFactor)
+			for l := 0; l < n; l++ {
+				pe := pos[16*(e0+l) : 16*(e0+l)+16 : 16*(e0+l)+16]
+				for q, p := range pe {
+					d := dst[9*int(p) : 9*int(p)+9 : 9*int(p)+9]
+					b := o[36*q+l : 36*q+l+33 : 36*q+l+33]
+					d[0] += b[0]
+					d[1] += b[4]
+					d[2] += b[8]
+					d[3] += b[12]
+					d[4] += b[16]
+					d[5] += b[20]
+					d[6] += b[24]
+					d[7] += b[28]
+					d[8] += b[32]
+				}
+			}
+		}
+		return true
+	}
 	var out [144]float64
 	A := s.tscratch[:81:81]
-	pos = pos[:16*ne]
 	for e := 0; e < ne; e++ {
 		s.elementMatrix(e, kFactor, A, out[:])
 		pe := pos[16*e : 16*e+16 : 16*e+16]
@@ -290,6 +315,21 @@ func (s *tetSolid) AddKBlocks(dst []float64, pos []int32, kFactor float64) bool 
 }
 
 func (s *tetSolid) kblocksRange(lo, hi int) {
+	if s.largeExact != nil && useLargeAVX {
+		var g largeGroup
+		o := g.v[4*largeSlotOut : 4*largeSlotOut+4*144 : 4*largeSlotOut+4*144]
+		for e0 := lo; e0 < hi; e0 += 4 {
+			n := min(4, hi-e0)
+			s.largeBlocksGroup(&g, e0, n, s.argK)
+			for l := 0; l < n; l++ {
+				out := s.argVals[144*(e0+l) : 144*(e0+l)+144 : 144*(e0+l)+144]
+				for j := range out {
+					out[j] = o[4*j+l]
+				}
+			}
+		}
+		return
+	}
 	k := 81 * (lo / matrixGrain)
 	A := s.tscratch[k : k+81 : k+81]
 	for e := lo; e < hi; e++ {

@@ -1,0 +1,9 @@
+//go:build !amd64
+
+package forcefield
+
+// Without the AVX kernel (large_blocks_amd64.s) the element matrices of
+// method "large" are computed one by one (largeElementMatrix).
+var useLargeAVX = false
+
+func largeBlocks4(*largeGroup) { panic("forcefield: largeBlocks4 without AVX") }
