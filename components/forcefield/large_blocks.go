@@ -1,6 +1,10 @@
 package forcefield
 
-import "math"
+import (
+	"math"
+
+	"github.com/sofago/sofago/geom"
+)
 
 // largeGroup is the working memory of largeBlocks4, the AVX kernel of
 // method "large"'s element matrices: four tetrahedra at a time, one per
@@ -58,4 +62,87 @@ func (s *tetSolid) largeBlocksGroup(g *largeGroup, e0, n int, kFactor float64) {
 		v[4*largeSlotLam+l] = lam
 	}
 	largeBlocks4(g)
+}
+
+// largeForceGroup is the working memory of largeForces4, the AVX kernel
+// of method "large"'s force pass, four tetrahedra at a time as largeGroup:
+// the inputs are the vertices' positions, Dm⁻¹, −wₑ, a sign mask, μ, λ,
+// 1 and 3; the outputs the element's cache of largeLaw and its corner
+// forces (the slot numbers of large_blocks_gen.go).
+type largeForceGroup struct {
+	v [4 * largeFNumSlots]float64
+}
+
+const (
+	largeFSlotX     = 0
+	largeFSlotB     = 12
+	largeFSlotS     = 21
+	largeFSlotSign  = 22
+	largeFSlotMu    = 23
+	largeFSlotLam   = 24
+	largeFSlotOne   = 25
+	largeFSlotThree = 26
+	largeFSlotCC    = 27
+	largeFSlotF     = 54
+	largeFNumSlots  = 336
+)
+
+// largeForceRange is forceRange for method "large" through the AVX kernel
+// largeForces4: the same operations in the same order as gradientTo,
+// largeLaw.StressCached and nodalForces, lane by lane. The kernel follows
+// largeElement.decompose's main branch; an element whose pivot U₀₀ or U₁₁
+// is not above minPivot (a degenerate or NaN gradient) is done again by
+// the scalar code, so every element's cache and forces are exactly the
+// scalar ones.
+func (s *tetSolid) largeForceRange(lo, hi int) {
+	m, x := s.mesh, s.argX
+	var g largeForceGroup
+	v := g.v[:]
+	for l := 0; l < 4; l++ {
+		v[4*largeFSlotSign+l] = math.Copysign(0, -1)
+		v[4*largeFSlotMu+l] = s.largeExact.mu
+		v[4*largeFSlotLam+l] = s.largeExact.lambda
+		v[4*largeFSlotOne+l] = 1
+		v[4*largeFSlotThree+l] = 3
+	}
+	for e0 := lo; e0 < hi; e0 += 4 {
+		n := min(4, hi-e0)
+		for l := 0; l < 4; l++ {
+			e := e0 + l
+			if l >= n {
+				e = e0
+			}
+			ix := m.idx[4*e : 4*e+4 : 4*e+4]
+			for c, p := range ix {
+				xp := x[3*int(p) : 3*int(p)+3 : 3*int(p)+3]
+				xs := v[4*(largeFSlotX+3*c)+l : 4*(largeFSlotX+3*c)+l+9 : 4*(largeFSlotX+3*c)+l+9]
+				xs[0], xs[4], xs[8] = xp[0], xp[1], xp[2]
+			}
+			B := m.dmInv[9*e : 9*e+9 : 9*e+9]
+			bs := v[4*largeFSlotB+l : 4*largeFSlotB+l+33 : 4*largeFSlotB+l+33]
+			for j, b := range B {
+				bs[4*j] = b
+			}
+			v[4*largeFSlotS+l] = -s.weight[e]
+		}
+		largeForces4(&g)
+		for l := 0; l < n; l++ {
+			e := e0 + l
+			cc := s.cache[strideLarge*e : strideLarge*e+strideLarge : strideLarge*e+strideLarge]
+			for i := range cc {
+				cc[i] = v[4*(largeFSlotCC+i)+l]
+			}
+			if !(cc[9] > minPivot && cc[12] > minPivot) {
+				var F, P geom.Mat3
+				m.gradientTo(e, x, F[:])
+				s.law.StressCached(F[:], P[:], cc)
+				m.nodalForces(e, &P, -s.weight[e], s.elem[12*e:])
+				continue
+			}
+			el := s.elem[12*e : 12*e+12 : 12*e+12]
+			for i := range el {
+				el[i] = v[4*(largeFSlotF+i)+l]
+			}
+		}
+	}
 }

@@ -29,3 +29,6 @@ func hasAVX() bool {
 // useLargeAVX selects the kernel (a variable so that tests can compare it
 // with the scalar code).
 var useLargeAVX = hasAVX()
+
+//go:noescape
+func largeForces4(grp *largeForceGroup)

@@ -54,7 +54,11 @@ var pattern = [9]string{
 
 var out strings.Builder
 
-func emit(format string, args ...any) { fmt.Fprintf(&out, "\t"+format+"\n", args...) }
+func emit(format string, args ...any) {
+	if !dry {
+		fmt.Fprintf(&out, "\t"+format+"\n", args...)
+	}
+}
 
 func mem(slot int) string { return fmt.Sprintf("%d(DI)", 32*slot) }
 
@@ -85,20 +89,163 @@ type val struct {
 var (
 	zeroVal  = val{zero: true}
 	nextSlot = slotTmp
+	signSlot = slotSign // the sign mask of the kernel being written
 )
 
 func in(slot int) val { return val{slot: slot} }
 
 func newSlot() int { nextSlot++; return nextSlot - 1 }
 
-// op emits dst = a OP b lane by lane (one rounding, as Go's a OP b).
-func op(name string, a, b val) val {
+// The values of a kernel are written twice: a dry run (dry, nothing
+// emitted) counts the uses of every slot, then the real run keeps
+// computed values in the sixteen YMM registers, least recently used
+// first out, and stores one to its slot only when it is evicted while
+// still to be used (or flushed): no store and reload on a chain of
+// dependent operations. Inputs are read as memory operands.
+var (
+	dry     bool
+	uses    = map[int]int{} // dry run: uses per slot; real run: the uses left
+	regSlot [16]int         // slot held by each register, −1 if none
+	regUsed [16]int         // time of the register's last use (LRU)
+	regDirt [16]bool        // the register's value is not in its slot yet
+	clock   int
+)
+
+// startKernel resets the slots and registers of a kernel's run.
+func startKernel(first, sign int) {
+	nextSlot, signSlot = first, sign
+	for r := range regSlot {
+		regSlot[r], regDirt[r] = -1, false
+	}
+}
+
+func regOf(slot int) int {
+	for r, s := range regSlot {
+		if s == slot {
+			return r
+		}
+	}
+	return -1
+}
+
+// use records a use of a (the dry run counts it, the real run frees a's
+// register after its last use).
+func use(a val) {
+	if dry {
+		uses[a.slot]++
+		return
+	}
+	uses[a.slot]--
+	if r := regOf(a.slot); r >= 0 {
+		regUsed[r] = clock
+	}
+}
+
+// release frees the registers whose values have no use left.
+func release() {
+	for r, s := range regSlot {
+		if s >= 0 && uses[s] <= 0 {
+			regSlot[r], regDirt[r] = -1, false
+		}
+	}
+}
+
+// alloc returns a register not in avoid, free if there is one, else the
+// least recently used one, evicted (stored first when still to be used).
+func alloc(avoid ...int) int {
+	best := -1
+	for r := range regSlot {
+		avoided := false
+		for _, k := range avoid {
+			avoided = avoided || k == r
+		}
+		if avoided {
+			continue
+		}
+		if regSlot[r] < 0 {
+			return r
+		}
+		if best < 0 || regUsed[r] < regUsed[best] {
+			best = r
+		}
+	}
+	if regDirt[best] && uses[regSlot[best]] > 0 {
+		emit("VMOVUPD %s, %s", y(best), mem(regSlot[best]))
+	}
+	regSlot[best], regDirt[best] = -1, false
+	return best
+}
+
+// operand returns the assembly operand of a: its register or its slot.
+func operand(a val) string {
+	if r := regOf(a.slot); r >= 0 {
+		return y(r)
+	}
+	return mem(a.slot)
+}
+
+// define records that register r holds the new value of slot d.
+func define(r, d int) {
+	clock++
+	regSlot[r], regUsed[r], regDirt[r] = d, clock, true
+}
+
+// keep marks a as read after the kernel's register-cached part (flush
+// stores it).
+func keep(a val) {
+	if dry && !a.zero {
+		uses[a.slot]++ // never consumed: an eviction or flush stores a
+	}
+}
+
+// flush stores every register still to be used and forgets them all.
+func flush() {
+	for r, s := range regSlot {
+		if s >= 0 && regDirt[r] && uses[s] > 0 {
+			emit("VMOVUPD %s, %s", y(r), mem(s))
+		}
+		regSlot[r], regDirt[r] = -1, false
+	}
+}
+
+// op emits dst = a OP b lane by lane (one rounding, as Go's a OP b);
+// commutative says a and b may be swapped (a product or a sum is the same
+// either way).
+func opc(name string, a, b val, commutative bool) val {
 	d := newSlot()
-	emit("VMOVUPD %s, Y0", mem(a.slot))
-	emit("%s %s, Y0, Y0", name, mem(b.slot))
-	emit("VMOVUPD Y0, %s", mem(d))
+	use(a)
+	use(b)
+	if dry {
+		return in(d)
+	}
+	ra, rb := regOf(a.slot), regOf(b.slot)
+	if ra < 0 && rb >= 0 && commutative {
+		a, b, ra, rb = b, a, rb, ra
+	}
+	// Operands are read before the destination is written, so the
+	// destination may be a register freed by their last use.
+	var src string
+	if ra >= 0 {
+		src = y(ra)
+	}
+	bop := operand(b)
+	release()
+	var r int
+	if ra >= 0 {
+		r = alloc(rb) // may be a's register, read before written
+	} else {
+		r = alloc(rb) // a is loaded into r first: not b's register
+	}
+	if ra < 0 {
+		emit("VMOVUPD %s, %s", mem(a.slot), y(r))
+		src = y(r)
+	}
+	emit("%s %s, %s, %s", name, bop, src, y(r))
+	define(r, d)
 	return in(d)
 }
+
+func op(name string, a, b val) val { return opc(name, a, b, name == "VADDPD" || name == "VMULPD") }
 
 func mul(a, b val) val {
 	if a.zero || b.zero {
@@ -121,11 +268,52 @@ func neg(a val) val {
 	if a.zero {
 		return a
 	}
+	return opc("VXORPD", a, in(signSlot), true)
+}
+
+// unary emits dst = OP a (VSQRTPD: the correctly rounded root, as
+// math.Sqrt).
+func unary(name string, a val) val {
 	d := newSlot()
-	emit("VMOVUPD %s, Y0", mem(a.slot))
-	emit("VXORPD %s, Y0, Y0", mem(slotSign))
-	emit("VMOVUPD Y0, %s", mem(d))
+	use(a)
+	if dry {
+		return in(d)
+	}
+	src := operand(a)
+	ra := regOf(a.slot)
+	release()
+	r := alloc(ra)
+	emit("%s %s, %s", name, src, y(r))
+	define(r, d)
 	return in(d)
+}
+
+// div emits a / b (neither may be a structural zero).
+func div(a, b val) val { return op("VDIVPD", a, b) }
+
+// store copies a to slot (zero: clears it).
+func store(a val, slot int) {
+	if a.zero {
+		if !dry {
+			release()
+			r := alloc()
+			emit("VXORPD %s, %s, %s", y(r), y(r), y(r))
+			emit("VMOVUPD %s, %s", y(r), mem(slot))
+		}
+		return
+	}
+	use(a)
+	if dry {
+		return
+	}
+	if r := regOf(a.slot); r >= 0 {
+		emit("VMOVUPD %s, %s", y(r), mem(slot))
+		return
+	}
+	release()
+	r := alloc()
+	emit("VMOVUPD %s, %s", mem(a.slot), y(r))
+	emit("VMOVUPD %s, %s", y(r), mem(slot))
 }
 
 func sub(a, b val) val {
@@ -183,9 +371,139 @@ func tangent() [81]val {
 	return Ah
 }
 
-func main() {
-	emit("MOVQ grp+0(FP), DI")
+// Slots of the force kernel's group (largeForceGroup in large_blocks.go).
+const (
+	fSlotX     = 0  // the four vertices' positions, 12 slots (3v + r)
+	fSlotB     = 12 // Dm⁻¹, 9 slots
+	fSlotS     = 21 // −wₑ
+	fSlotSign  = 22 // −0.0
+	fSlotMu    = 23 // μ
+	fSlotLam   = 24 // λ
+	fSlotOne   = 25 // 1
+	fSlotThree = 26 // 3
+	fSlotCC    = 27 // the element's cache out, 27 slots
+	fSlotF     = 54 // the corner forces out, 12 slots
+	fSlotTmp   = 66 // first scratch slot
+	fNumSlots  = 336
+)
+
+// forces emits largeForces4: per lane, tetElements.gradientTo, then
+// largeLaw.StressCached (largeElement.decompose on its main branch — both
+// pivots above minPivot, which the caller checks — and stress) and
+// tetElements.nodalForces, operation for operation.
+func forces() {
+	x := func(v, r int) val { return in(fSlotX + 3*v + r) }
+	B := func(i int) val { return in(fSlotB + i) }
+	one, three := in(fSlotOne), in(fSlotThree)
+	mu, lam := in(fSlotMu), in(fSlotLam)
+	// F = Ds Dm⁻¹ (gradientTo).
+	var F [9]val
+	for r := 0; r < 3; r++ {
+		d1, d2, d3 := sub(x(1, r), x(0, r)), sub(x(2, r), x(0, r)), sub(x(3, r), x(0, r))
+		for c := 0; c < 3; c++ {
+			F[3*r+c] = add(add(mul(d1, B(c)), mul(d2, B(3+c))), mul(d3, B(6+c)))
+		}
+	}
+	// decompose.
+	a0, a1, a2 := F[0], F[3], F[6]
+	b0, b1, b2 := F[1], F[4], F[7]
+	c0, c1, c2 := F[2], F[5], F[8]
+	dot := func(p0, p1, p2, q0, q1, q2 val) val { return add(add(mul(p0, q0), mul(p1, q1)), mul(p2, q2)) }
+	u00 := unary("VSQRTPD", dot(a0, a1, a2, a0, a1, a2))
+	s0 := div(one, u00)
+	r00, r10, r20 := mul(a0, s0), mul(a1, s0), mul(a2, s0)
+	u01 := dot(r00, r10, r20, b0, b1, b2)
+	w0, w1, w2 := sub(b0, mul(u01, r00)), sub(b1, mul(u01, r10)), sub(b2, mul(u01, r20))
+	u11 := unary("VSQRTPD", dot(w0, w1, w2, w0, w1, w2))
+	s1 := div(one, u11)
+	r01, r11, r21 := mul(w0, s1), mul(w1, s1), mul(w2, s1)
+	r02 := sub(mul(r10, r21), mul(r20, r11))
+	r12 := sub(mul(r20, r01), mul(r00, r21))
+	r22 := sub(mul(r00, r11), mul(r10, r01))
+	R := [9]val{r00, r01, r02, r10, r11, r12, r20, r21, r22}
+	U := [6]val{u00, u01, dot(r00, r10, r20, c0, c1, c2), u11, dot(r01, r11, r21, c0, c1, c2), dot(r02, r12, r22, c0, c1, c2)}
+	// stress.
+	ui00, ui11 := div(one, U[0]), div(one, U[3])
+	Ui := [3]val{ui00, mul(mul(neg(U[1]), ui00), ui11), ui11}
+	t := mul(lam, sub(add(add(U[0], U[3]), U[5]), three))
+	mu2 := add(mu, mu) // 2μ exactly
+	G := [6]val{add(mul(mu2, sub(U[0], one)), t), mul(mu, U[1]), mul(mu, U[2]), add(mul(mu2, sub(U[3], one)), t), mul(mu, U[4]), add(mul(mu2, sub(U[5], one)), t)}
+	h10 := add(add(mul(G[1], U[0]), mul(G[3], U[1])), mul(G[4], U[2]))
+	h01 := add(mul(G[1], U[3]), mul(G[2], U[4]))
+	h20 := add(add(mul(G[2], U[0]), mul(G[4], U[1])), mul(G[5], U[2]))
+	h02 := mul(G[2], U[5])
+	h21 := add(mul(G[4], U[3]), mul(G[5], U[4]))
+	h12 := mul(G[4], U[5])
+	a10, a20, a21 := sub(h10, h01), sub(h20, h02), sub(h21, h12)
+	Bs := [3]val{mul(a10, ui00), add(mul(a20, ui00), mul(a21, Ui[1])), mul(a21, ui11)}
+	Q := [9]val{G[0], G[1], G[2], sub(G[1], Bs[0]), G[3], G[4], sub(G[2], Bs[1]), sub(G[4], Bs[2]), G[5]}
+	var P [9]val
+	for r := 0; r < 3; r++ {
+		for c := 0; c < 3; c++ {
+			P[3*r+c] = add(add(mul(R[3*r], Q[c]), mul(R[3*r+1], Q[3+c])), mul(R[3*r+2], Q[6+c]))
+		}
+	}
+	for i, v := range R {
+		store(v, fSlotCC+i)
+	}
+	for i, v := range U {
+		store(v, fSlotCC+9+i)
+	}
+	for i, v := range Ui {
+		store(v, fSlotCC+15+i)
+	}
+	for i, v := range G {
+		store(v, fSlotCC+18+i)
+	}
+	for i, v := range Bs {
+		store(v, fSlotCC+24+i)
+	}
+	// nodalForces with s = −wₑ.
+	sw := in(fSlotS)
+	for r := 0; r < 3; r++ {
+		p0, p1, p2 := mul(sw, P[3*r]), mul(sw, P[3*r+1]), mul(sw, P[3*r+2])
+		f1 := dot(p0, p1, p2, B(0), B(1), B(2))
+		f2 := dot(p0, p1, p2, B(3), B(4), B(5))
+		f3 := dot(p0, p1, p2, B(6), B(7), B(8))
+		store(f1, fSlotF+3+r)
+		store(f2, fSlotF+6+r)
+		store(f3, fSlotF+9+r)
+		store(neg(add(add(f1, f2), f3)), fSlotF+r)
+	}
+}
+
+// kernel returns the assembly of a kernel: body run dry (counting the
+// uses of every slot), then for real; first is its first scratch slot,
+// sign its sign-mask slot, limit its number of slots.
+func kernel(name, group string, first, sign, limit int, body func()) string {
+	saved := out.String()
+	out.Reset()
+	uses = map[int]int{}
+	for _, d := range []bool{true, false} {
+		dry = d
+		startKernel(first, sign)
+		emit("MOVQ grp+0(FP), DI")
+		body()
+		flush()
+		emit("VZEROUPPER")
+		emit("RET")
+	}
+	if nextSlot > limit {
+		panic(fmt.Sprintf("%s: %d slots, more than the %d of %s", name, nextSlot, limit, group))
+	}
+	text := fmt.Sprintf("// func %s(grp *%s): %d slots of 32 bytes.\nTEXT ·%s(SB), NOSPLIT, $0-8\n", name, group, nextSlot, name) + out.String()
+	out.Reset()
+	out.WriteString(saved)
+	return text
+}
+
+// blocks emits largeBlocks4.
+func blocks() {
 	Ah := tangent()
+	for _, a := range Ah {
+		keep(a)
+	}
+	flush()
 	nz := func(r, c int) bool { return pattern[r][c] == '1' }
 	for i, a := range Ah {
 		if a.zero == nz(i/9, i%9) {
@@ -306,20 +624,18 @@ func main() {
 		emit("VXORPD Y15, Y0, Y0")
 		emit("VMOVUPD Y0, %s", mem(o(0, 0, q)))
 	}
-	emit("VZEROUPPER")
-	emit("RET")
-	if nextSlot > numSlots {
-		panic(fmt.Sprintf("%d slots, more than the %d of largeGroup", nextSlot, numSlots))
-	}
-	body := out.String()
-	out.Reset()
+}
+
+func main() {
+	blocksText := kernel("largeBlocks4", "largeGroup", slotTmp, slotSign, numSlots, blocks)
+	forcesText := kernel("largeForces4", "largeForceGroup", fSlotTmp, fSlotSign, fNumSlots, forces)
 	fmt.Fprintln(&out, "// Code generated by large_blocks_gen.go; DO NOT EDIT.")
 	fmt.Fprintln(&out)
 	fmt.Fprintln(&out, "#include \"textflag.h\"")
 	fmt.Fprintln(&out)
-	fmt.Fprintf(&out, "// func largeBlocks4(grp *largeGroup): %d slots of 32 bytes.\n", nextSlot)
-	fmt.Fprintln(&out, "TEXT ·largeBlocks4(SB), NOSPLIT, $0-8")
-	out.WriteString(body)
+	out.WriteString(blocksText)
+	fmt.Fprintln(&out)
+	out.WriteString(forcesText)
 	fmt.Fprintln(&out)
 	fmt.Fprintln(&out, "// func cpuidLarge(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)")
 	fmt.Fprintln(&out, "TEXT ·cpuidLarge(SB), NOSPLIT, $0-24")

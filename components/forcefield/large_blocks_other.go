@@ -7,3 +7,5 @@ package forcefield
 var useLargeAVX = false
 
 func largeBlocks4(*largeGroup) { panic("forcefield: largeBlocks4 without AVX") }
+
+func largeForces4(*largeForceGroup) { panic("forcefield: largeForces4 without AVX") }

@@ -122,3 +122,60 @@ func TestLargeBlocks4MatchesScalar(t *testing.T) {
 	}
 	t.Logf("%d element matrices of %d elements compared", checked, ne)
 }
+
+// TestLargeForces4MatchesScalar: the AVX force pass of method "large"
+// (largeForceRange) leaves exactly (==) the scalar forceRange's element
+// caches and corner forces, on a rotated, deformed heterogeneous mesh in
+// which one element is collapsed to a point (F = 0: its pivots fail and
+// the scalar code redoes it), over ranges starting and ending anywhere.
+// Under FMA fusing by the compiler (goFusesMultiplyAdd) the bound is 8
+// units in the last place of each element's largest value.
+func TestLargeForces4MatchesScalar(t *testing.T) {
+	if !useLargeAVX {
+		t.Skip("no AVX")
+	}
+	_, ts, x := loadBlockCase(t, blockCase{"FEM/large/exact", "TetrahedronFEMForceField",
+		"method = \"large\"\n  youngModulus = 1e6\n  poissonRatio = 0.35"})
+	ne := ts.mesh.numElements()
+	const collapsed = 37
+	ix := ts.mesh.idx[4*collapsed : 4*collapsed+4]
+	for _, p := range ix[1:] {
+		copy(x[3*p:3*p+3], x[3*ix[0]:3*ix[0]+3])
+	}
+	ts.argX = x
+	defer func() { ts.argX, useLargeAVX = nil, true }()
+	useLargeAVX = false
+	ts.forceRange(0, ne)
+	wantCache := append([]float64(nil), ts.cache...)
+	wantElem := append([]float64(nil), ts.elem...)
+	if u := wantCache[strideLarge*collapsed+9]; u > minPivot {
+		t.Fatalf("collapsed element: U₀₀ = %g, want the minPivot branch", u)
+	}
+	useLargeAVX = true
+	for _, r := range [][2]int{{0, ne}, {1, ne}, {3, ne - 2}, {collapsed - 1, collapsed + 1}} {
+		clear(ts.cache)
+		clear(ts.elem)
+		ts.forceRange(r[0], r[1])
+		for e := r[0]; e < r[1]; e++ {
+			for _, c := range []struct {
+				name      string
+				got, want []float64
+			}{
+				{"cache", ts.cache[strideLarge*e : strideLarge*e+strideLarge], wantCache[strideLarge*e : strideLarge*e+strideLarge]},
+				{"forces", ts.elem[12*e : 12*e+12], wantElem[12*e : 12*e+12]},
+			} {
+				tol := 0.0
+				if goFusesMultiplyAdd {
+					for _, v := range c.want {
+						tol = math.Max(tol, 8*0x1p-52*math.Abs(v))
+					}
+				}
+				for i := range c.want {
+					if !(math.Abs(c.got[i]-c.want[i]) <= tol) {
+						t.Fatalf("range %v element %d %s[%d]: kernel %v, scalar %v", r, e, c.name, i, c.got[i], c.want[i])
+					}
+				}
+			}
+		}
+	}
+}

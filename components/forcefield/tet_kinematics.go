@@ -571,6 +571,10 @@ func (s *tetSolid) energyRange(lo, hi int) {
 }
 
 func (s *tetSolid) forceRange(lo, hi int) {
+	if s.largeExact != nil && useLargeAVX {
+		s.largeForceRange(lo, hi)
+		return
+	}
 	m, x, st, law := s.mesh, s.argX, s.stride, s.law
 	k := 18 * (lo / elementGrain)
 	F, P := s.scratch[k:k+9:k+9], s.scratch[k+9:k+18:k+18]
