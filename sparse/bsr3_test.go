@@ -5,9 +5,6 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
-
 	"github.com/sofago/sofago/parallel"
 )
 
@@ -188,57 +185,4 @@ func BenchmarkBSR3MulVec(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(A.Blocks()), "ns/block")
 	b.ReportMetric(float64(A.Blocks()), "blocks")
-}
-
-// TestDenseKernelsMatchBLAS compares the factorisation's own kernels
-// with gonum's BLAS on random operands of odd and even sizes: the same
-// sums in other orders, so 1e-13 relative to the operands' scale.
-func TestDenseKernelsMatchBLAS(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 8))
-	for _, sz := range [][2]int{{1, 1}, {5, 3}, {8, 4}, {37, 12}, {64, 1}} {
-		nu, k := sz[0], sz[1]
-		lda, ldc := k+3, nu+2
-		A := make([]float64, nu*lda)
-		for i := range A {
-			A[i] = rng.NormFloat64()
-		}
-		C := make([]float64, nu*ldc)
-		for i := range C {
-			C[i] = rng.NormFloat64()
-		}
-		want := append([]float64(nil), C...)
-		blas64.Syrk(blas.NoTrans, -1, blas64.General{Rows: nu, Cols: k, Stride: lda, Data: A}, 1,
-			blas64.Symmetric{Uplo: blas.Lower, N: nu, Stride: ldc, Data: want})
-		got := append([]float64(nil), C...)
-		syrkSubLower(got, ldc, A, lda, nu, k)
-		for i := 0; i < nu; i++ {
-			for j := 0; j <= i; j++ {
-				if d := math.Abs(got[i*ldc+j] - want[i*ldc+j]); d > 1e-13*float64(k+1) {
-					t.Fatalf("syrk %d×%d: entry (%d, %d) differs by %g", nu, k, i, j, d)
-				}
-			}
-		}
-		// trsm: X·L⁻ᵀ with L well conditioned (unit-dominant diagonal).
-		ns := k
-		L := make([]float64, ns*lda)
-		for i := 0; i < ns; i++ {
-			for j := 0; j <= i; j++ {
-				L[i*lda+j] = 0.3 * rng.NormFloat64()
-			}
-			L[i*lda+i] = 2 + rng.Float64()
-		}
-		X := make([]float64, nu*ldc)
-		for i := range X {
-			X[i] = rng.NormFloat64()
-		}
-		wantX := append([]float64(nil), X...)
-		blas64.Trsm(blas.Right, blas.Trans, 1, blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: ns, Stride: lda, Data: L},
-			blas64.General{Rows: nu, Cols: ns, Stride: ldc, Data: wantX})
-		trsmRightLowerTrans(X, ldc, L, lda, nu, ns)
-		for i := range X {
-			if d := math.Abs(X[i] - wantX[i]); d > 1e-13 {
-				t.Fatalf("trsm %d×%d: entry %d differs by %g", nu, ns, i, d)
-			}
-		}
-	}
 }

@@ -2,12 +2,7 @@ package sparse
 
 import (
 	"fmt"
-	"math"
 	"sync"
-
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/lapack/lapack64"
 )
 
 // Symbolic is the analysis of a symmetric sparsity pattern for the
@@ -43,23 +38,35 @@ type Symbolic struct {
 	lsrc []int
 	// Supernodes: columns super[s] .. super[s+1]-1; rows of L in the
 	// supernode: srow[sptr[s]:sptr[s+1]] (the supernode's own columns
-	// first, then the rows below, increasing); L values of supernode s
-	// start at lptr[s], nr×ns row-major (nr rows, ns columns).
+	// first, then the rows below, increasing). L values of supernode s
+	// (its panel) start at lptr[s], nr×ns column-major: L(srow[sptr[s]+i],
+	// super[s]+t) at lptr[s] + t·nr + i, the entries above the diagonal
+	// block's diagonal (i < t < ns) unused.
 	super []int
 	sptr  []int
 	srow  []int32
 	lptr  []int64
-	// Scatter maps of the numeric factorisation, computed once: the
-	// position in its supernode's front (row-major nr×nr) of every entry
-	// of lrow (fpos), and for every row of a supernode below its columns
-	// the index of that row in its parent's row list (crel, aligned with
-	// srow; unused for the supernode's own columns).
-	fpos   []int32
-	crel   []int32
-	sparen []int // parent supernode, -1 for roots
-	nchild []int // number of child supernodes
-	flops  float64
-	maxNr  int
+	// Maps of the numeric factorisation, computed once: the position in
+	// L of every entry of lrow (apos); for every row below a supernode's
+	// columns (aligned with srow; unused for its own columns), the
+	// position in L of the column of the ancestor supernode that row's
+	// update goes to (tcol), and where in tmap the positions in that
+	// ancestor's row list of the rows from it down start (tmapAt; the
+	// map runs to the end of the supernode's rows).
+	apos   []int
+	tcol   []int
+	tmapAt []int32
+	tmap   []int32
+	// triples: every supernode has a multiple of 3 columns and rows, and
+	// the rows below its columns map to its ancestors in runs of three
+	// consecutive positions starting at rows 0, 3, 6, … (the unknowns of a
+	// mesh node stay together and in order): the updates are then
+	// subtracted three entries per index.
+	triples bool
+	sparen  []int // parent supernode, -1 for roots
+	flops   float64
+	maxNr   int
+	maxNu   int // most rows below a supernode's columns
 }
 
 // N returns the matrix dimension.
@@ -402,7 +409,6 @@ func (s *Symbolic) supernodes(parent, count []int) {
 	s.super = append(s.super, n)
 	m := len(s.super) - 1
 	s.sparen = make([]int, m)
-	s.nchild = make([]int, m)
 	for k := 0; k < ns; k++ {
 		if !alive[k] {
 			continue
@@ -413,7 +419,6 @@ func (s *Symbolic) supernodes(parent, count []int) {
 		}
 		if p >= 0 {
 			s.sparen[newID[k]] = newID[p]
-			s.nchild[newID[p]]++
 		} else {
 			s.sparen[newID[k]] = -1
 		}
@@ -479,9 +484,30 @@ func (s *Symbolic) rowStructures() {
 	}
 	s.srow = srow
 	s.sptr = ptr
-	s.fpos = make([]int32, len(s.lrow))
-	s.crel = make([]int32, len(srow))
-	pos := mark // reused: the index of a row in the current row list
+	s.lptr = make([]int64, m+1)
+	s.flops = 0
+	for k := 0; k < m; k++ {
+		ns := s.super[k+1] - s.super[k]
+		nr := ptr[k+1] - ptr[k]
+		s.lptr[k+1] = s.lptr[k] + int64(nr)*int64(ns)
+		s.maxNr = max(s.maxNr, nr)
+		s.maxNu = max(s.maxNu, nr-ns)
+		// Per column j of the supernode with c = nr − j entries at and
+		// below the diagonal: c² flops for its updates (c(c+1)/2 multiply-adds).
+		for j := 0; j < ns; j++ {
+			c := float64(nr - j)
+			s.flops += c * c
+		}
+	}
+	superOf := make([]int, n)
+	for k := 0; k < m; k++ {
+		for j := s.super[k]; j < s.super[k+1]; j++ {
+			superOf[j] = k
+		}
+	}
+	pos := mark // reused: the index of a row in a supernode's row list
+	// Entries of A: their place in their supernode's panel.
+	s.apos = make([]int, len(s.lrow))
 	for k := 0; k < m; k++ {
 		f, l := s.super[k], s.super[k+1]
 		rows := srow[ptr[k]:ptr[k+1]]
@@ -491,29 +517,42 @@ func (s *Symbolic) rowStructures() {
 		}
 		for j := f; j < l; j++ {
 			for q := s.lo[j]; q < s.lo[j+1]; q++ {
-				s.fpos[q] = int32(pos[s.lrow[q]]*nr + j - f)
-			}
-		}
-		// Children come before their parent: set their crel now.
-		for c := head[k]; c >= 0; c = next[c] {
-			cns := s.super[c+1] - s.super[c]
-			for q := ptr[c] + cns; q < ptr[c+1]; q++ {
-				s.crel[q] = int32(pos[srow[q]])
+				s.apos[q] = int(s.lptr[k]) + (j-f)*nr + pos[s.lrow[q]]
 			}
 		}
 	}
-	s.lptr = make([]int64, m+1)
-	s.flops = 0
+	// Updates: the rows of supernode k below its columns, grouped by the
+	// ancestor owning them as columns; the group's rows and all rows after
+	// them are rows of that ancestor (the structure of L), at the
+	// positions tmap gives.
+	s.tcol = make([]int, len(srow))
+	s.tmapAt = make([]int32, len(srow))
+	s.tmap = s.tmap[:0]
+	s.triples = true
 	for k := 0; k < m; k++ {
 		ns := s.super[k+1] - s.super[k]
-		nr := ptr[k+1] - ptr[k]
-		s.lptr[k+1] = s.lptr[k] + int64(nr)*int64(ns)
-		s.maxNr = max(s.maxNr, nr)
-		// Per column j of the supernode with c = nr − j entries at and
-		// below the diagonal: c² flops for its updates (c(c+1)/2 multiply-adds).
-		for j := 0; j < ns; j++ {
-			c := float64(nr - j)
-			s.flops += c * c
+		below := srow[ptr[k]+ns : ptr[k+1]]
+		s.triples = s.triples && ns%3 == 0 && len(below)%3 == 0
+		cur, start := -1, 0
+		for c, r := range below {
+			j := superOf[r]
+			if j != cur { // a new ancestor: map the rows from here on
+				cur, start = j, len(s.tmap)
+				for q, rr := range srow[ptr[j]:ptr[j+1]] {
+					pos[rr] = q
+				}
+				for i, rr := range below[c:] {
+					p := int32(pos[rr])
+					if i > 0 && (c+i)%3 != 0 && p != s.tmap[len(s.tmap)-1]+1 {
+						s.triples = false
+					}
+					s.tmap = append(s.tmap, p)
+				}
+				start -= c // so that column c's map starts at start + c
+			}
+			nrj := ptr[j+1] - ptr[j]
+			s.tcol[ptr[k]+ns+c] = int(s.lptr[j]) + (int(r)-s.super[j])*nrj
+			s.tmapAt[ptr[k]+ns+c] = int32(start + c)
 		}
 	}
 }
@@ -544,10 +583,9 @@ type Cholesky struct {
 	dinv []float64 // 1 / L_kk per pivot k, for the triangular solves
 	pool sync.Pool // *[]float64 scratch of length n
 
-	// Scratch of the numeric factorisation, kept for FactorInto.
-	front, stack       []float64
-	work               []float64 // partialCholesky's scratch
-	stackOff, stackSup []int
+	// Scratch of the numeric factorisation (a supernode's update
+	// matrix), kept for FactorInto.
+	upd []float64
 
 	// FactorIntoMapped's composed sources, for msrcSym and the index
 	// slice starting at msrcAt.
@@ -653,140 +691,81 @@ func (s *Symbolic) FactorIntoMapped(c *Cholesky, val []float64, at []int32) erro
 	return s.factorInto(c, val, c.msrc)
 }
 
-// factorInto runs the multifrontal factorisation into c's storage; the
+// factorInto runs the supernodal factorisation into c's storage; the
 // entries of the lower triangle come from val[src[]] (src parallel to
 // s.lsrc).
+//
+// Right-looking, in place: L starts as the lower triangle of P·A·Pᵀ in
+// the supernodes' panels (apos), and each supernode in turn (postorder)
+// factors its panel, which by then holds all its descendants' updates
+// (panelFactor), forms its update matrix L₂₁L₂₁ᵀ in one scratch block
+// (syrkUpperT) and subtracts it from the panels of the ancestors its rows
+// belong to, through the maps of the analysis (tcol, tmap). Unlike a
+// multifrontal factorisation there are no frontal matrices to clear,
+// assemble and copy out, and no stack of update matrices: the entries
+// added are the same (each update entry once), straight into L.
 func (s *Symbolic) factorInto(c *Cholesky, val []float64, src []int) error {
 	m := len(s.super) - 1
 	if c.sym != s {
 		c.pool = sync.Pool{} // its scratch has the size of another system
 	}
 	c.sym = s
-	c.l = growFloats(c.l, int(s.lptr[m]))
+	// syrkPad entries past the last panel: syrkUpperT reads past its
+	// panel's end (into the next one, or here).
+	c.l = growFloats(c.l, int(s.lptr[m])+syrkPad)
 	c.dinv = growFloats(c.dinv, s.n)
-	c.front = growFloats(c.front, s.maxNr*s.maxNr)
-	front := c.front
-	var work []float64
-	if useAVX2 {
-		c.work = growFloats(c.work, s.maxNr*s.maxNr/4+s.maxNr)
-		work = c.work
+	l := c.l
+	clear(l)
+	for q, p := range s.apos {
+		l[p] = val[src[q]]
 	}
-	// Stack of update matrices (their lower triangles, packed by rows: row
-	// i at i(i+1)/2) with their supernode ids.
-	stack, stackOff, stackSup := c.stack[:0], c.stackOff[:0], c.stackSup[:0]
-	defer func() { c.stack, c.stackOff, c.stackSup = stack[:0], stackOff[:0], stackSup[:0] }()
+	ldc := s.maxNu + syrkPad
+	c.upd = growFloats(c.upd, (s.maxNu+3)*ldc)
+	C := c.upd
 	for k := 0; k < m; k++ {
-		f, l := s.super[k], s.super[k+1]
-		ns := l - f
+		f, e := s.super[k], s.super[k+1]
+		ns := e - f
 		nr := s.sptr[k+1] - s.sptr[k]
-		F := front[:nr*nr]
-		for i := 0; i < nr; i++ {
-			clear(F[i*nr : i*nr+min(i+1, nr)])
-		}
-		// Columns of A.
-		lsrc := src[s.lo[f]:s.lo[l]]
-		for q, p := range s.fpos[s.lo[f]:s.lo[l]] {
-			F[p] += val[lsrc[q]]
-		}
-		// Children's update matrices (the top nchild entries of the stack).
-		for t := 0; t < s.nchild[k]; t++ {
-			top := len(stackOff) - 1
-			ch := stackSup[top]
-			off := stackOff[top]
-			crel := s.crel[s.sptr[ch]+(s.super[ch+1]-s.super[ch]) : s.sptr[ch+1]]
-			nu := len(crel)
-			U := stack[off : off+nu*(nu+1)/2]
-			for i, ri := range crel {
-				frow := F[int(ri)*nr : int(ri)*nr+nr]
-				urow := U[i*(i+1)/2 : i*(i+1)/2+i+1]
-				for j, rj := range crel[:i+1] {
-					frow[rj] += urow[j]
-				}
-			}
-			stack = stack[:off]
-			stackOff = stackOff[:top]
-			stackSup = stackSup[:top]
-		}
-		// Dense partial factorisation.
-		if err := partialCholesky(F, nr, ns, work); err != nil {
-			col := err.(*pivotError)
+		off := int(s.lptr[k])
+		if col, d := panelFactor(l[off:off+nr*ns], nr, ns, c.dinv[f:e]); col >= 0 {
 			c.sym = nil
-			return &NotPositiveDefiniteError{Column: s.perm[f+col.k], Pivot: col.d}
+			return &NotPositiveDefiniteError{Column: s.perm[f+col], Pivot: d}
 		}
-		// Save the supernode's columns.
-		L := c.l[s.lptr[k]:s.lptr[k+1]]
-		for i := 0; i < nr; i++ {
-			copy(L[i*ns:i*ns+ns], F[i*nr:i*nr+ns])
+		nu := nr - ns
+		if nu == 0 {
+			continue
 		}
-		for i := 0; i < ns; i++ {
-			c.dinv[f+i] = 1 / F[i*nr+i] // independent divisions: they pipeline
-		}
-		// Push the update matrix.
-		if nu := nr - ns; nu > 0 && s.sparen[k] >= 0 {
-			off := len(stack)
-			for i := 0; i < nu; i++ {
-				stack = append(stack, F[(ns+i)*nr+ns:(ns+i)*nr+ns+i+1]...)
+		syrkUpperT(C, ldc, l[off+ns:], nr, nu, ns)
+		at := s.sptr[k] + ns
+		tcol := s.tcol[at : at+nu]
+		tmapAt := s.tmapAt[at : at+nu]
+		for j, base := range tcol {
+			mp := s.tmap[tmapAt[j] : int(tmapAt[j])+nu-j]
+			u := C[j*ldc+j : j*ldc+nu]
+			u = u[:len(mp)]
+			dst := l[base:]
+			if !s.triples {
+				for i, r := range mp {
+					dst[r] -= u[i]
+				}
+				continue
 			}
-			stackOff = append(stackOff, off)
-			stackSup = append(stackSup, k)
-		}
-	}
-	return nil
-}
-
-type pivotError struct {
-	k int
-	d float64
-}
-
-func (e *pivotError) Error() string { return fmt.Sprintf("pivot %d = %g", e.k, e.d) }
-
-// partialCholesky factors the leading ns columns of the nr×nr front F
-// (row-major, lower triangle significant): F₁₁ = L₁₁L₁₁ᵀ, L₂₁ = F₂₁L₁₁⁻ᵀ,
-// and F₂₂ ← F₂₂ − L₂₁L₂₁ᵀ (lower triangle).
-//
-// work (at least ns·(nr − ns) numbers, or nil for the portable kernels)
-// is the scratch of the AVX2 kernels.
-func partialCholesky(F []float64, nr, ns int, work []float64) error {
-	a11 := blas64.Symmetric{Uplo: blas.Lower, N: ns, Stride: nr, Data: F}
-	if _, ok := lapack64.Potrf(a11); !ok {
-		// Locate the failing pivot (rare path): an unblocked
-		// factorisation of the original block is not available any more,
-		// so report the first non-positive or non-finite diagonal of the
-		// partially factored block.
-		for j := 0; j < ns; j++ {
-			d := F[j*nr+j]
-			if !(d > 0) || math.IsInf(d, 0) {
-				return &pivotError{k: j, d: d}
+			// The rest of row j's triple entry by entry, then whole
+			// triples (rows j+i, j+i+1, j+i+2 at r, r+1, r+2).
+			i := 0
+			for ; (j+i)%3 != 0; i++ {
+				dst[mp[i]] -= u[i]
+			}
+			for ; i+3 <= len(mp); i += 3 {
+				r := mp[i]
+				d := dst[r : r+3 : r+3]
+				v := u[i : i+3 : i+3]
+				d[0] -= v[0]
+				d[1] -= v[1]
+				d[2] -= v[2]
 			}
 		}
-		return &pivotError{k: 0, d: math.NaN()}
 	}
-	nu := nr - ns
-	if nu == 0 {
-		return nil
-	}
-	if useAVX2 && work != nil {
-		// Through the transposed panel W = F₂₁ᵀ (dense_kernels.go).
-		W := work[:ns*nu]
-		for i := 0; i < nu; i++ {
-			row := F[(ns+i)*nr : (ns+i)*nr+ns]
-			for t, v := range row {
-				W[t*nu+i] = v
-			}
-		}
-		trsmLeftLowerT(W, nu, F, nr, ns, nu)
-		syrkSubLowerT(F[ns*nr+ns:], nr, W, nu, nu, ns)
-		for i := 0; i < nu; i++ {
-			row := F[(ns+i)*nr : (ns+i)*nr+ns]
-			for t := range row {
-				row[t] = W[t*nu+i]
-			}
-		}
-		return nil
-	}
-	trsmRightLowerTrans(F[ns*nr:], nr, F, nr, nu, ns)
-	syrkSubLower(F[ns*nr+ns:], nr, F[ns*nr:], nr, nu, ns)
 	return nil
 }
 
@@ -802,11 +781,13 @@ func Factorize(a *CSR) (*Cholesky, error) {
 // Symbolic returns the analysis the factor was computed with.
 func (c *Cholesky) Symbolic() *Symbolic { return c.sym }
 
+// scratch returns a buffer of n + maxNr numbers: the permuted vector of
+// a solve, then the work vector of one supernode.
 func (c *Cholesky) scratch() *[]float64 {
 	if p, ok := c.pool.Get().(*[]float64); ok {
 		return p
 	}
-	v := make([]float64, c.sym.n)
+	v := make([]float64, c.sym.n+c.sym.maxNr)
 	return &v
 }
 
@@ -814,65 +795,111 @@ func (c *Cholesky) scratch() *[]float64 {
 func (c *Cholesky) Solve(x, b []float64) {
 	s := c.sym
 	p := c.scratch()
-	y := *p
+	y, w := (*p)[:s.n], (*p)[s.n:]
 	for k, i := range s.perm {
 		y[k] = b[i]
 	}
-	c.forward(y)
-	c.backward(y)
+	c.forward(y, w)
+	c.backward(y, w)
 	for k, i := range s.perm {
 		x[i] = y[k]
 	}
 	c.pool.Put(p)
 }
 
-// forward solves L·y = y in place (permuted order).
-func (c *Cholesky) forward(y []float64) {
-	s := c.sym
-	m := len(s.super) - 1
-	for k := 0; k < m; k++ {
-		f, l := s.super[k], s.super[k+1]
-		ns := l - f
-		rows := s.srow[s.sptr[k]:s.sptr[k+1]]
-		L := c.l[s.lptr[k]:s.lptr[k+1]]
-		ys := y[f:l]
-		dinv := c.dinv[f:l]
-		for i := 0; i < ns; i++ {
-			ys[i] = (ys[i] - f64dot(L[i*ns:i*ns+i], ys)) * dinv[i]
-		}
-		for q := ns; q < len(rows); q++ {
-			y[rows[q]] -= f64dot(L[q*ns:q*ns+ns], ys)
-		}
+// forward solves L·y = y in place (permuted order); w is scratch of at
+// least maxNr numbers.
+func (c *Cholesky) forward(y, w []float64) {
+	for k := 0; k < len(c.sym.super)-1; k++ {
+		c.forwardSuper(k, y, w)
 	}
 }
 
-// backward solves Lᵀ·y = y in place (permuted order).
-func (c *Cholesky) backward(y []float64) {
+// backward solves Lᵀ·y = y in place (permuted order); w is scratch of at
+// least maxNr numbers.
+func (c *Cholesky) backward(y, w []float64) {
+	for k := len(c.sym.super) - 2; k >= 0; k-- {
+		c.backwardSuper(k, y, w)
+	}
+}
+
+// forwardSuper is supernode k's part of the forward substitution: its
+// unknowns solved with the panel's diagonal block, their contributions to
+// the rows below accumulated in w (one axpy per column of the panel, in
+// cache) and subtracted from y.
+func (c *Cholesky) forwardSuper(k int, y, w []float64) {
 	s := c.sym
-	m := len(s.super) - 1
-	for k := m - 1; k >= 0; k-- {
-		f, l := s.super[k], s.super[k+1]
-		ns := l - f
-		rows := s.srow[s.sptr[k]:s.sptr[k+1]]
-		L := c.l[s.lptr[k]:s.lptr[k+1]]
-		ys := y[f:l]
-		for q := ns; q < len(rows); q++ {
-			f64axpy(-y[rows[q]], L[q*ns:q*ns+ns], ys)
-		}
-		dinv := c.dinv[f:l]
-		for i := ns - 1; i >= 0; i-- {
-			ys[i] *= dinv[i]
-			f64axpy(-ys[i], L[i*ns:i*ns+i], ys)
+	f, e := s.super[k], s.super[k+1]
+	ns := e - f
+	rows := s.srow[s.sptr[k]:s.sptr[k+1]]
+	nr := len(rows)
+	P := c.l[s.lptr[k]:s.lptr[k+1]]
+	dinv := c.dinv[f:e]
+	w = w[:nr]
+	copy(w, y[f:e])
+	clear(w[ns:])
+	for t := 0; t < ns; t++ {
+		v := w[t] * dinv[t]
+		w[t] = v
+		col := P[t*nr+t+1 : t*nr+nr]
+		wt := w[t+1:]
+		wt = wt[:len(col)]
+		for i, x := range col {
+			wt[i] -= v * x
 		}
 	}
+	copy(y[f:e], w[:ns])
+	for q := ns; q < nr; q++ {
+		y[rows[q]] += w[q]
+	}
+}
+
+// backwardSuper is supernode k's part of the backward substitution: the
+// rows below gathered into w, then one dot product per column of the
+// panel, last column first.
+func (c *Cholesky) backwardSuper(k int, y, w []float64) {
+	s := c.sym
+	f, e := s.super[k], s.super[k+1]
+	ns := e - f
+	rows := s.srow[s.sptr[k]:s.sptr[k+1]]
+	nr := len(rows)
+	P := c.l[s.lptr[k]:s.lptr[k+1]]
+	dinv := c.dinv[f:e]
+	w = w[:nr]
+	copy(w, y[f:e])
+	for q := ns; q < nr; q++ {
+		w[q] = y[rows[q]]
+	}
+	for t := ns - 1; t >= 0; t-- {
+		w[t] = (w[t] - dot4(P[t*nr+t+1:t*nr+nr], w[t+1:])) * dinv[t]
+	}
+	copy(y[f:e], w[:ns])
+}
+
+// dot4 returns a·b (len(b) ≥ len(a)) with four partial sums, so that the
+// additions do not wait for one another.
+func dot4(a, b []float64) float64 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		x, z := a[i:i+4:i+4], b[i:i+4:i+4]
+		s0 += x[0] * z[0]
+		s1 += x[1] * z[1]
+		s2 += x[2] * z[2]
+		s3 += x[3] * z[3]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return (s0 + s1) + (s2 + s3)
 }
 
 // SolveMany sets X[c] = A⁻¹·B[c] for every right-hand side c (X[c] and
-// B[c] may be the same slice). Each row of L is read from memory once for
-// all the right-hand sides (a single solve is bound by memory traffic),
-// and the work per row is one dot product or axpy per right-hand side
-// (gonum's assembly kernels): 8 right-hand sides cost about 4 single
-// solves (BenchmarkSolve).
+// B[c] may be the same slice). Each supernode's panel is read from
+// memory once for all the right-hand sides (a single solve is bound by
+// memory traffic on large systems): the substitutions run supernode by
+// supernode, each for every right-hand side while its panel is in cache.
 func (c *Cholesky) SolveMany(X, B [][]float64) {
 	nb := len(B)
 	if nb == 0 {
@@ -884,60 +911,23 @@ func (c *Cholesky) SolveMany(X, B [][]float64) {
 	}
 	s := c.sym
 	n := s.n
-	Y := make([]float64, n*nb) // column-major: right-hand side j at Y[j·n:], permuted rows
+	Y := make([]float64, n*nb+s.maxNr) // right-hand side j at Y[j·n:], permuted rows; then the work vector
+	w := Y[n*nb:]
 	for j := 0; j < nb; j++ {
 		y, b := Y[j*n:(j+1)*n], B[j]
 		for k, i := range s.perm {
 			y[k] = b[i]
 		}
 	}
-	ys := make([][]float64, nb)
 	m := len(s.super) - 1
-	for k := 0; k < m; k++ { // L·Y = Y
-		f, l := s.super[k], s.super[k+1]
-		ns := l - f
-		rows := s.srow[s.sptr[k]:s.sptr[k+1]]
-		L := c.l[s.lptr[k]:s.lptr[k+1]]
-		for j := range ys {
-			ys[j] = Y[j*n+f : j*n+l]
-		}
-		for i := 0; i < ns; i++ {
-			row := L[i*ns : i*ns+i]
-			d := c.dinv[f+i]
-			for _, y := range ys {
-				y[i] = (y[i] - f64dot(row, y[:i])) * d
-			}
-		}
-		for q := ns; q < len(rows); q++ {
-			r := int(rows[q])
-			row := L[q*ns : q*ns+ns]
-			for j, y := range ys {
-				Y[j*n+r] -= f64dot(row, y)
-			}
+	for k := 0; k < m; k++ {
+		for j := 0; j < nb; j++ {
+			c.forwardSuper(k, Y[j*n:(j+1)*n], w)
 		}
 	}
-	for k := m - 1; k >= 0; k-- { // Lᵀ·Y = Y
-		f, l := s.super[k], s.super[k+1]
-		ns := l - f
-		rows := s.srow[s.sptr[k]:s.sptr[k+1]]
-		L := c.l[s.lptr[k]:s.lptr[k+1]]
-		for j := range ys {
-			ys[j] = Y[j*n+f : j*n+l]
-		}
-		for q := ns; q < len(rows); q++ {
-			r := int(rows[q])
-			row := L[q*ns : q*ns+ns]
-			for j, y := range ys {
-				f64axpy(-Y[j*n+r], row, y)
-			}
-		}
-		for i := ns - 1; i >= 0; i-- {
-			row := L[i*ns : i*ns+i]
-			d := c.dinv[f+i]
-			for _, y := range ys {
-				y[i] *= d
-				f64axpy(-y[i], row, y[:i])
-			}
+	for k := m - 1; k >= 0; k-- {
+		for j := 0; j < nb; j++ {
+			c.backwardSuper(k, Y[j*n:(j+1)*n], w)
 		}
 	}
 	for j := 0; j < nb; j++ {
@@ -946,36 +936,6 @@ func (c *Cholesky) SolveMany(X, B [][]float64) {
 			x[i] = y[k]
 		}
 	}
-}
-
-// shortVector is the length under which f64dot and f64axpy loop in Go:
-// the supernodes of small meshes have a few columns, where the checks of
-// gonum's BLAS wrappers cost more than the arithmetic.
-const shortVector = 16
-
-// f64dot returns x·y (len(x) ≤ len(y)) with gonum's assembly kernel (a
-// plain loop for short vectors).
-func f64dot(x, y []float64) float64 {
-	if len(x) < shortVector {
-		return dot1(x, y)
-	}
-	return blas64.Dot(blas64.Vector{N: len(x), Inc: 1, Data: x}, blas64.Vector{N: len(x), Inc: 1, Data: y})
-}
-
-// f64axpy sets y += a·x (len(x) ≤ len(y)) with gonum's assembly kernel
-// (a plain loop for short vectors).
-func f64axpy(a float64, x, y []float64) {
-	if len(x) == 0 || a == 0 {
-		return
-	}
-	if len(x) < shortVector {
-		y = y[:len(x)]
-		for i, v := range x {
-			y[i] += a * v
-		}
-		return
-	}
-	blas64.Axpy(a, blas64.Vector{N: len(x), Inc: 1, Data: x}, blas64.Vector{N: len(x), Inc: 1, Data: y})
 }
 
 // Apply implements Preconditioner with the exact inverse: z = A⁻¹·r.
@@ -987,24 +947,21 @@ func (c *Cholesky) Apply(z, r []float64) { c.Solve(z, r) }
 func (c *Cholesky) MulLT(z, x []float64) {
 	s := c.sym
 	p := c.scratch()
-	y := *p
+	y, w := (*p)[:s.n], (*p)[s.n:]
 	for k, i := range s.perm {
 		y[k] = x[i]
 	}
 	m := len(s.super) - 1
 	for k := 0; k < m; k++ {
 		f, l := s.super[k], s.super[k+1]
-		ns := l - f
 		rows := s.srow[s.sptr[k]:s.sptr[k+1]]
-		L := c.l[s.lptr[k]:s.lptr[k+1]]
-		zs := z[f:l]
-		clear(zs)
+		nr := len(rows)
+		P := c.l[s.lptr[k]:s.lptr[k+1]]
 		for q, r := range rows {
-			row := L[q*ns : q*ns+min(q+1, ns)]
-			v := y[r]
-			for j, w := range row {
-				zs[j] += w * v
-			}
+			w[q] = y[r]
+		}
+		for t := range l - f {
+			z[f+t] = dot4(P[t*nr+t:t*nr+nr], w[t:nr])
 		}
 	}
 	c.pool.Put(p)
@@ -1014,9 +971,9 @@ func (c *Cholesky) MulLT(z, x []float64) {
 func (c *Cholesky) SolveLT(x, z []float64) {
 	s := c.sym
 	p := c.scratch()
-	y := *p
+	y := (*p)[:s.n]
 	copy(y, z)
-	c.backward(y)
+	c.backward(y, (*p)[s.n:])
 	for k, i := range s.perm {
 		x[i] = y[k]
 	}

@@ -1,118 +1,16 @@
 package sparse
 
+import "math"
+
 // Dense kernels of the supernodal factorisation, written for the small
-// fronts of 3-D meshes (tens to a few hundred rows, supernodes of 3 to
-// ~100 columns), where gonum's general routines spend their time in
-// per-entry dot-product calls: register blocks of 2×2 entries that read
-// each operand once per pair of rows, row-major with explicit strides.
-
-// syrkSubLower sets C ← C − A·Aᵀ on the lower triangle (diagonal
-// included) of the nu×nu matrix C (row-major, stride ldc), A being nu×k
-// (row-major, stride lda).
-func syrkSubLower(C []float64, ldc int, A []float64, lda, nu, k int) {
-	if k == 0 {
-		return
-	}
-	i := 0
-	for ; i+2 <= nu; i += 2 {
-		a0 := A[i*lda : i*lda+k]
-		a1 := A[(i+1)*lda : (i+1)*lda+k]
-		c0 := C[i*ldc : i*ldc+i+1]
-		c1 := C[(i+1)*ldc : (i+1)*ldc+i+2]
-		j := 0
-		for ; j+2 <= i; j += 2 {
-			b0 := A[j*lda : j*lda+k]
-			b1 := A[(j+1)*lda : (j+1)*lda+k]
-			s00, s01, s10, s11 := dot2x2(a0, a1, b0, b1)
-			c0[j] -= s00
-			c0[j+1] -= s01
-			c1[j] -= s10
-			c1[j+1] -= s11
-		}
-		// The 2×2 diagonal block (j = i): entries (i, i), (i+1, i),
-		// (i+1, i+1).
-		s00, _, s10, s11 := dot2x2(a0, a1, a0, a1)
-		c0[i] -= s00
-		c1[i] -= s10
-		c1[i+1] -= s11
-	}
-	if i < nu { // last odd row
-		a0 := A[i*lda : i*lda+k]
-		c0 := C[i*ldc : i*ldc+i+1]
-		for j := 0; j <= i; j++ {
-			c0[j] -= dot1(a0, A[j*lda:j*lda+k])
-		}
-	}
-}
-
-// dot2x2 returns the four products a0·b0, a0·b1, a1·b0, a1·b1 (all of
-// length len(a0)).
-func dot2x2(a0, a1, b0, b1 []float64) (s00, s01, s10, s11 float64) {
-	a1 = a1[:len(a0)]
-	b0 = b0[:len(a0)]
-	b1 = b1[:len(a0)]
-	for t, x0 := range a0 {
-		x1, y0, y1 := a1[t], b0[t], b1[t]
-		s00 += x0 * y0
-		s01 += x0 * y1
-		s10 += x1 * y0
-		s11 += x1 * y1
-	}
-	return
-}
-
-// dot1 returns a·b (len(b) ≥ len(a)).
-func dot1(a, b []float64) float64 {
-	b = b[:len(a)]
-	s := 0.0
-	for t, x := range a {
-		s += x * b[t]
-	}
-	return s
-}
-
-// trsmRightLowerTrans sets X ← X·L⁻ᵀ for X m×ns (row-major, stride ldx)
-// and L the ns×ns lower triangular factor (row-major, stride ldl): each
-// row x solves x·Lᵀ = b by forward substitution, x_j = (b_j − Σ_{t<j}
-// x_t L_jt) / L_jj, two rows at a time so each row of L is read once per
-// pair.
-func trsmRightLowerTrans(X []float64, ldx int, L []float64, ldl, m, ns int) {
-	i := 0
-	for ; i+2 <= m; i += 2 {
-		x0 := X[i*ldx : i*ldx+ns]
-		x1 := X[(i+1)*ldx : (i+1)*ldx+ns]
-		for j := 0; j < ns; j++ {
-			l := L[j*ldl : j*ldl+j+1]
-			v0, v1 := x0[j], x1[j]
-			lj := l[:j]
-			p0, p1 := x0[:j], x1[:j]
-			for t, w := range lj {
-				v0 -= p0[t] * w
-				v1 -= p1[t] * w
-			}
-			d := l[j]
-			x0[j] = v0 / d
-			x1[j] = v1 / d
-		}
-	}
-	if i < m {
-		x0 := X[i*ldx : i*ldx+ns]
-		for j := 0; j < ns; j++ {
-			l := L[j*ldl : j*ldl+j+1]
-			x0[j] = (x0[j] - dot1(x0[:j], l[:j])) / l[j]
-		}
-	}
-}
-
-// The kernels below work on the transposed panel W = L₂₁ᵀ (ns × nu,
-// row-major, stride ldw): its row t holds column t of L₂₁ for every row
-// of the trailing block, so that both the triangular solve and the Schur
-// complement are sums of outer products of contiguous rows, the form of
-// the AVX2 micro-kernel gemmSub4x8 (4 rows × 8 or 4 columns of C per call,
-// eight 4-wide FMA accumulators: ~4× the 2×2 kernels' rate on the fronts
-// of BenchmarkImplicitEulerStepBeam10kSparseCholesky). Used only when
-// useAVX2; the entries a kernel leaves are the same sums in another
-// order, with fused multiply-adds.
+// panels of 3-D meshes (tens to a few hundred rows, supernodes of 3 to
+// ~100 columns). A supernode's panel is column-major (column t of L at
+// P[t·nr:], its nr rows contiguous), so that the triangular solve, the
+// Cholesky factorisation of the diagonal block and the Schur complement
+// are sums of outer products of contiguous columns: the form of the AVX2
+// micro-kernels gemmSub4x8 and gemmSet4x8 (4 rows × 8 or 4 columns of C
+// per call, eight 4-wide FMA accumulators). Without AVX2 the same sums
+// run in scalar loops (in another order: the results agree to rounding).
 
 // gemmSub sets C −= A·B for C m×n (row-major, stride ldc), A m×k with
 // A(r, t) at a[r·ars + t·ats], B k×n row-major (stride ldb): 4×8 blocks
@@ -122,107 +20,159 @@ func gemmSub(m, n, k int, a []float64, ars, ats int, b []float64, ldb int, c []f
 		return
 	}
 	i := 0
-	for ; i+4 <= m; i += 4 {
-		j := 0
-		for ; j+8 <= n; j += 8 {
-			gemmSub4x8(k, a[i*ars:], ars, ats, b[j:], ldb, c[i*ldc+j:], ldc)
+	if useAVX2 {
+		for ; i+4 <= m; i += 4 {
+			j := 0
+			for ; j+8 <= n; j += 8 {
+				gemmSub4x8(k, a[i*ars:], ars, ats, b[j:], ldb, c[i*ldc+j:], ldc)
+			}
+			if j+4 <= n {
+				gemmSub4x4(k, a[i*ars:], ars, ats, b[j:], ldb, c[i*ldc+j:], ldc)
+				j += 4
+			}
+			gemmSubScalar(i, i+4, j, n, k, a, ars, ats, b, ldb, c, ldc)
 		}
-		if j+4 <= n {
-			gemmSub4x4(k, a[i*ars:], ars, ats, b[j:], ldb, c[i*ldc+j:], ldc)
-			j += 4
-		}
-		gemmSubScalar(i, i+4, j, n, k, a, ars, ats, b, ldb, c, ldc)
 	}
 	gemmSubScalar(i, m, 0, n, k, a, ars, ats, b, ldb, c, ldc)
 }
 
 // gemmSubScalar is gemmSub on rows [i0, i1) and columns [j0, j1).
 func gemmSubScalar(i0, i1, j0, j1, k int, a []float64, ars, ats int, b []float64, ldb int, c []float64, ldc int) {
+	if j0 >= j1 {
+		return
+	}
 	for i := i0; i < i1; i++ {
-		crow := c[i*ldc : i*ldc+j1]
+		crow := c[i*ldc+j0 : i*ldc+j1]
 		for t := 0; t < k; t++ {
 			v := a[i*ars+t*ats]
-			brow := b[t*ldb : t*ldb+j1]
-			for j := j0; j < j1; j++ {
-				crow[j] -= v * brow[j]
+			brow := b[t*ldb+j0 : t*ldb+j1]
+			for j, w := range brow {
+				crow[j] -= v * w
 			}
 		}
 	}
 }
 
-// syrkSubLowerT sets C ← C − WᵀW on the lower triangle of the nu×nu
-// matrix C (row-major, stride ldc), W k×nu (stride ldw). Blocks that
-// straddle the diagonal are computed whole: the kernel also writes
-// entries above the diagonal of C (within its nu columns), which the
-// factorisation never reads.
-func syrkSubLowerT(C []float64, ldc int, W []float64, ldw, nu, k int) {
-	if k == 0 {
-		return
-	}
-	// The nu mod 4 rows that do not fill a block of four are the first
-	// (the shortest: r + 1 entries), by the scalar loop; the others in
-	// blocks of four by the kernels.
-	i := nu % 4
-	for r := 0; r < i; r++ {
-		syrkRowScalar(C, ldc, W, ldw, r, 0, r+1, k)
-	}
-	for ; i+4 <= nu; i += 4 {
-		j := 0
-		for ; j+8 <= nu && j <= i+3; j += 8 {
-			gemmSub4x8(k, W[i:], 1, ldw, W[j:], ldw, C[i*ldc+j:], ldc)
-		}
-		if j+4 <= nu && j <= i+3 {
-			gemmSub4x4(k, W[i:], 1, ldw, W[j:], ldw, C[i*ldc+j:], ldc)
-			j += 4
-		}
-		for r := i; r < i+4; r++ {
-			syrkRowScalar(C, ldc, W, ldw, r, j, r+1, k)
-		}
-	}
-}
-
-// syrkRowScalar sets C[r][j] −= Σ_t W[t][r]·W[t][j] for j in [j0, j1).
-func syrkRowScalar(C []float64, ldc int, W []float64, ldw, r, j0, j1, k int) {
-	if j0 >= j1 {
-		return
-	}
-	crow := C[r*ldc : r*ldc+j1]
-	for t := 0; t < k; t++ {
-		wt := W[t*ldw : t*ldw+max(j1, r+1)]
-		v := wt[r]
-		for j := j0; j < j1; j++ {
-			crow[j] -= v * wt[j]
-		}
-	}
-}
-
-// trsmLeftLowerT sets W ← L⁻¹·W for W ns×nu (row-major, stride ldw) and
-// L the ns×ns lower triangular factor (row-major, stride ldl): blocks of
-// four rows, each first updated by the rows above it (gemmSub), then
-// solved by substitution within the block. The block of ns mod 4 rows, if
-// any, comes first, where it has no rows above it: every update then
-// goes through gemmSub's four-row kernels, none through its scalar loop
-// (supernodes of 3-D meshes have 3, 6, 9, ... columns).
-func trsmLeftLowerT(W []float64, ldw int, L []float64, ldl, ns, nu int) {
+// panelFactor factors in place the supernode panel P (nr rows × ns
+// columns, column-major, column t at P[t·nr:], rows 0..ns−1 the diagonal
+// block, its lower triangle significant) that holds the supernode's
+// columns of A with every update from its descendants subtracted:
+// L₁₁L₁₁ᵀ = P₁₁ (Cholesky) and L₂₁ = P₂₁L₁₁⁻ᵀ, column by column as one
+// factorisation of the whole panel. Columns go in blocks of four, the
+// block of ns mod 4 first (where no column precedes it): each block is
+// first updated by all the columns before it (gemmSub: the 4-row AVX2
+// kernels), then its diagonal 4×4 block factored by scalar loops and
+// the rows below it solved against that block (panelBelow: four rows at a
+// time with AVX2). dinv receives 1/L_tt per column. It returns the column
+// whose pivot is not positive (or not finite) and that pivot, or −1.
+//
+// The kernels also write into unused entries above the diagonal block's
+// diagonal (rows t0−3..t0+2 of the block's columns t0..t0+3: the update
+// is widened upwards to a multiple of four rows, and garbage from such
+// entries reaches only such entries).
+func panelFactor(P []float64, nr, ns int, dinv []float64) (int, float64) {
+	var coef [10]float64
 	for t0, tb := 0, ns%4; t0 < ns; t0, tb = t0+tb, 4 {
 		if tb == 0 {
 			tb = 4
 		}
-		gemmSub(tb, nu, t0, L[t0*ldl:], ldl, 1, W, ldw, W[t0*ldw:], ldw)
-		for t := t0; t < t0+tb; t++ {
-			w := W[t*ldw : t*ldw+nu]
-			for s := t0; s < t; s++ {
-				v := L[t*ldl+s]
-				ws := W[s*ldw : s*ldw+nu]
-				for j := range w {
-					w[j] -= v * ws[j]
+		// Columns t0..t0+tb−1 (rows t0..nr−1) −= Σ_{s<t0} L(t0+r, s)·L(·, s),
+		// from δ rows higher when that makes the rows a multiple of four
+		// (those rows are above the diagonal: unused).
+		if n, d := nr-t0, (4-(nr-t0)%4)%4; useAVX2 && d <= t0 {
+			gemmSub(tb, n+d, t0, P[t0:], 1, nr, P[t0-d:], nr, P[t0*nr+t0-d:], nr)
+		} else {
+			gemmSub(tb, n, t0, P[t0:], 1, nr, P[t0:], nr, P[t0*nr+t0:], nr)
+		}
+		// The diagonal block.
+		e := t0 + tb
+		for c := t0; c < e; c++ {
+			col := P[c*nr+c : c*nr+e]
+			for s := t0; s < c; s++ {
+				cs := P[s*nr+c : s*nr+e]
+				v := cs[0]
+				for i, w := range cs {
+					col[i] -= v * w
 				}
 			}
-			// One division per row, not per entry (a division costs
-			// several multiplications and does not pipeline).
-			r := 1 / L[t*ldl+t]
-			for j := range w {
-				w[j] *= r
+			d := col[0]
+			if !(d > 0) || math.IsInf(d, 0) {
+				return c, d
+			}
+			d = math.Sqrt(d)
+			r := 1 / d // one division per column, not per entry
+			col[0] = d
+			dinv[c] = r
+			for i := 1; i < len(col); i++ {
+				col[i] *= r
+			}
+		}
+		// The rows below it.
+		i0 := e
+		if useAVX2 && tb >= 3 {
+			m := (nr - e) &^ 3
+			if tb == 4 {
+				coef = [10]float64{dinv[t0], dinv[t0+1], dinv[t0+2], dinv[t0+3],
+					P[t0*nr+t0+1], P[t0*nr+t0+2], P[(t0+1)*nr+t0+2], P[t0*nr+t0+3], P[(t0+1)*nr+t0+3], P[(t0+2)*nr+t0+3]}
+			} else {
+				coef = [10]float64{dinv[t0], dinv[t0+1], dinv[t0+2],
+					P[t0*nr+t0+1], P[t0*nr+t0+2], P[(t0+1)*nr+t0+2]}
+			}
+			panelBelow(P, nr, t0, tb, e, m, &coef)
+			i0 += m
+		}
+		for c := t0; c < e; c++ {
+			col := P[c*nr+i0 : c*nr+nr]
+			for s := t0; s < c; s++ {
+				v := P[s*nr+c]
+				cs := P[s*nr+i0 : s*nr+nr]
+				for i, w := range cs {
+					col[i] -= v * w
+				}
+			}
+			r := dinv[c]
+			for i := range col {
+				col[i] *= r
+			}
+		}
+	}
+	return -1, 0
+}
+
+// syrkPad is how far syrkUpperT reads past the end of W's last column
+// and ldc − nu the columns it needs in C (so that every block is a full
+// 4×8 or 4×4 kernel call): W's storage must extend syrkPad entries
+// past (k−1)·ldw + nu, and C has at least nu+3 rows of ldc ≥ nu+syrkPad.
+const syrkPad = 8
+
+// syrkUpperT sets C = WᵀW on and above the diagonal of the nu×nu matrix
+// C (row-major, stride ldc; row i holds C(i, j) for j ≥ i at
+// C[i·ldc + j]), W being k×nu (row-major, stride ldw: row t is column t
+// of the supernode's L₂₁). With AVX2 every block is a full kernel call
+// over padded ranges: the entries it also writes (below the diagonal, in
+// the rows nu..nu+2 and the columns nu..ldc−1 of C) are garbage computed
+// from the entries past W's rows, which the caller ignores.
+func syrkUpperT(C []float64, ldc int, W []float64, ldw, nu, k int) {
+	if useAVX2 {
+		for i := 0; i < nu; i += 4 {
+			for j := i; j < nu; j += 8 {
+				if nu-j <= 4 {
+					gemmSet4x4(k, W[i:], 1, ldw, W[j:], ldw, C[i*ldc+j:], ldc)
+				} else {
+					gemmSet4x8(k, W[i:], 1, ldw, W[j:], ldw, C[i*ldc+j:], ldc)
+				}
+			}
+		}
+		return
+	}
+	for i := 0; i < nu; i++ {
+		crow := C[i*ldc+i : i*ldc+nu]
+		clear(crow)
+		for t := 0; t < k; t++ {
+			wt := W[t*ldw+i : t*ldw+nu]
+			v := wt[0]
+			for j, w := range wt {
+				crow[j] += v * w
 			}
 		}
 	}

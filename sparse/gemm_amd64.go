@@ -61,3 +61,46 @@ func gemmSub4x4(k int, a []float64, ars, ats int, b []float64, ldb int, c []floa
 	_ = c[3*ldc+3]
 	gemmSub4x4AVX2(k, &a[0], ars, ats, &b[0], ldb, &c[0], ldc)
 }
+
+//go:noescape
+func gemmSet4x8AVX2(k int, a *float64, ars, ats int, b *float64, ldb int, c *float64, ldc int)
+
+//go:noescape
+func gemmSet4x4AVX2(k int, a *float64, ars, ats int, b *float64, ldb int, c *float64, ldc int)
+
+// gemmSet4x8 is gemmSub4x8 storing C = A·B (C not read).
+func gemmSet4x8(k int, a []float64, ars, ats int, b []float64, ldb int, c []float64, ldc int) {
+	_ = a[3*ars+(k-1)*ats]
+	_ = b[(k-1)*ldb+7]
+	_ = c[3*ldc+7]
+	gemmSet4x8AVX2(k, &a[0], ars, ats, &b[0], ldb, &c[0], ldc)
+}
+
+// gemmSet4x4 is gemmSet4x8 on a 4×4 block.
+func gemmSet4x4(k int, a []float64, ars, ats int, b []float64, ldb int, c []float64, ldc int) {
+	_ = a[3*ars+(k-1)*ats]
+	_ = b[(k-1)*ldb+3]
+	_ = c[3*ldc+3]
+	gemmSet4x4AVX2(k, &a[0], ars, ats, &b[0], ldb, &c[0], ldc)
+}
+
+//go:noescape
+func panelBelow4AVX2(m int, p *float64, ld int, coef *float64)
+
+//go:noescape
+func panelBelow3AVX2(m int, p *float64, ld int, coef *float64)
+
+// panelBelow solves the rows [i0, i0+m) (m a multiple of 4) of the block
+// of tb = 3 or 4 columns of panel P starting at column t0 against the
+// block's factored diagonal (coef as panelBelow4AVX2's).
+func panelBelow(P []float64, ld, t0, tb, i0, m int, coef *[10]float64) {
+	if m == 0 {
+		return
+	}
+	_ = P[(t0+tb-1)*ld+i0+m-1]
+	if tb == 4 {
+		panelBelow4AVX2(m, &P[t0*ld+i0], ld, &coef[0])
+	} else {
+		panelBelow3AVX2(m, &P[t0*ld+i0], ld, &coef[0])
+	}
+}

@@ -149,6 +149,234 @@ store4:
 	VZEROUPPER
 	RET
 
+// func gemmSet4x8AVX2(k int, a *float64, ars, ats int, b *float64, ldb int, c *float64, ldc int)
+//
+// C[r][0:8] = Σ_{t<k} A(r, t)·B[t][0:8] for r = 0..3, with A(r, t) at
+// a[r·ars + t·ats], B[t][j] at b[t·ldb + j], C[r][j] at c[r·ldc + j]
+// (strides in float64s): gemmSub4x8AVX2 storing the sums instead of
+// subtracting them (C is not read).
+TEXT ·gemmSet4x8AVX2(SB), NOSPLIT, $0-64
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ ars+16(FP), R8
+	MOVQ ats+24(FP), R9
+	MOVQ b+32(FP), DI
+	MOVQ ldb+40(FP), R10
+	MOVQ c+48(FP), DX
+	MOVQ ldc+56(FP), R11
+	SHLQ $3, R8
+	SHLQ $3, R9
+	SHLQ $3, R10
+	SHLQ $3, R11
+	LEAQ (SI)(R8*1), R12
+	LEAQ (R12)(R8*1), R13
+	LEAQ (R13)(R8*1), BX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	TESTQ CX, CX
+	JZ storeS
+
+loopS:
+	VMOVUPD (DI), Y8
+	VMOVUPD 32(DI), Y9
+	VBROADCASTSD (SI), Y10
+	VFMADD231PD Y8, Y10, Y0
+	VFMADD231PD Y9, Y10, Y1
+	VBROADCASTSD (R12), Y11
+	VFMADD231PD Y8, Y11, Y2
+	VFMADD231PD Y9, Y11, Y3
+	VBROADCASTSD (R13), Y12
+	VFMADD231PD Y8, Y12, Y4
+	VFMADD231PD Y9, Y12, Y5
+	VBROADCASTSD (BX), Y13
+	VFMADD231PD Y8, Y13, Y6
+	VFMADD231PD Y9, Y13, Y7
+	ADDQ R9, SI
+	ADDQ R9, R12
+	ADDQ R9, R13
+	ADDQ R9, BX
+	ADDQ R10, DI
+	DECQ CX
+	JNZ loopS
+
+storeS:
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	ADDQ R11, DX
+	VMOVUPD Y2, (DX)
+	VMOVUPD Y3, 32(DX)
+	ADDQ R11, DX
+	VMOVUPD Y4, (DX)
+	VMOVUPD Y5, 32(DX)
+	ADDQ R11, DX
+	VMOVUPD Y6, (DX)
+	VMOVUPD Y7, 32(DX)
+	VZEROUPPER
+	RET
+
+// func gemmSet4x4AVX2(k int, a *float64, ars, ats int, b *float64, ldb int, c *float64, ldc int)
+//
+// gemmSet4x8AVX2 on four columns: C[r][0:4] = Σ_{t<k} A(r, t)·B[t][0:4].
+TEXT ·gemmSet4x4AVX2(SB), NOSPLIT, $0-64
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ ars+16(FP), R8
+	MOVQ ats+24(FP), R9
+	MOVQ b+32(FP), DI
+	MOVQ ldb+40(FP), R10
+	MOVQ c+48(FP), DX
+	MOVQ ldc+56(FP), R11
+	SHLQ $3, R8
+	SHLQ $3, R9
+	SHLQ $3, R10
+	SHLQ $3, R11
+	LEAQ (SI)(R8*1), R12
+	LEAQ (R12)(R8*1), R13
+	LEAQ (R13)(R8*1), BX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y2, Y2, Y2
+	VXORPD Y4, Y4, Y4
+	VXORPD Y6, Y6, Y6
+	TESTQ CX, CX
+	JZ storeS4
+
+loopS4:
+	VMOVUPD (DI), Y8
+	VBROADCASTSD (SI), Y10
+	VFMADD231PD Y8, Y10, Y0
+	VBROADCASTSD (R12), Y11
+	VFMADD231PD Y8, Y11, Y2
+	VBROADCASTSD (R13), Y12
+	VFMADD231PD Y8, Y12, Y4
+	VBROADCASTSD (BX), Y13
+	VFMADD231PD Y8, Y13, Y6
+	ADDQ R9, SI
+	ADDQ R9, R12
+	ADDQ R9, R13
+	ADDQ R9, BX
+	ADDQ R10, DI
+	DECQ CX
+	JNZ loopS4
+
+storeS4:
+	VMOVUPD Y0, (DX)
+	ADDQ R11, DX
+	VMOVUPD Y2, (DX)
+	ADDQ R11, DX
+	VMOVUPD Y4, (DX)
+	ADDQ R11, DX
+	VMOVUPD Y6, (DX)
+	VZEROUPPER
+	RET
+
+// func panelBelow4AVX2(m int, p *float64, ld int, coef *float64)
+//
+// The rows below a block of four columns of a supernode panel (column b
+// at p[b·ld:], m rows, m a multiple of 4), solved against the block's
+// factored diagonal: x₀ = p₀·r₀, x₁ = (p₁ − l₁₀x₀)·r₁,
+// x₂ = (p₂ − l₂₀x₀ − l₂₁x₁)·r₂, x₃ = (p₃ − l₃₀x₀ − l₃₁x₁ − l₃₂x₂)·r₃, with
+// coef = [r₀ r₁ r₂ r₃ l₁₀ l₂₀ l₂₁ l₃₀ l₃₁ l₃₂]; four rows per iteration.
+TEXT ·panelBelow4AVX2(SB), NOSPLIT, $0-32
+	MOVQ m+0(FP), CX
+	MOVQ p+8(FP), SI
+	MOVQ ld+16(FP), R8
+	MOVQ coef+24(FP), AX
+	SHLQ $3, R8
+	LEAQ (SI)(R8*1), R9
+	LEAQ (R9)(R8*1), R10
+	LEAQ (R10)(R8*1), R11
+	VBROADCASTSD 0(AX), Y4
+	VBROADCASTSD 8(AX), Y5
+	VBROADCASTSD 16(AX), Y6
+	VBROADCASTSD 24(AX), Y7
+	VBROADCASTSD 32(AX), Y8
+	VBROADCASTSD 40(AX), Y9
+	VBROADCASTSD 48(AX), Y10
+	VBROADCASTSD 56(AX), Y11
+	VBROADCASTSD 64(AX), Y12
+	VBROADCASTSD 72(AX), Y13
+	SHRQ $2, CX
+	JZ done4
+
+loopb4:
+	VMOVUPD (SI), Y0
+	VMULPD Y4, Y0, Y0
+	VMOVUPD Y0, (SI)
+	VMOVUPD (R9), Y1
+	VFNMADD231PD Y0, Y8, Y1
+	VMULPD Y5, Y1, Y1
+	VMOVUPD Y1, (R9)
+	VMOVUPD (R10), Y2
+	VFNMADD231PD Y0, Y9, Y2
+	VFNMADD231PD Y1, Y10, Y2
+	VMULPD Y6, Y2, Y2
+	VMOVUPD Y2, (R10)
+	VMOVUPD (R11), Y3
+	VFNMADD231PD Y0, Y11, Y3
+	VFNMADD231PD Y1, Y12, Y3
+	VFNMADD231PD Y2, Y13, Y3
+	VMULPD Y7, Y3, Y3
+	VMOVUPD Y3, (R11)
+	ADDQ $32, SI
+	ADDQ $32, R9
+	ADDQ $32, R10
+	ADDQ $32, R11
+	DECQ CX
+	JNZ loopb4
+
+done4:
+	VZEROUPPER
+	RET
+
+// func panelBelow3AVX2(m int, p *float64, ld int, coef *float64)
+//
+// panelBelow4AVX2 on a block of three columns: coef = [r₀ r₁ r₂ l₁₀ l₂₀ l₂₁].
+TEXT ·panelBelow3AVX2(SB), NOSPLIT, $0-32
+	MOVQ m+0(FP), CX
+	MOVQ p+8(FP), SI
+	MOVQ ld+16(FP), R8
+	MOVQ coef+24(FP), AX
+	SHLQ $3, R8
+	LEAQ (SI)(R8*1), R9
+	LEAQ (R9)(R8*1), R10
+	VBROADCASTSD 0(AX), Y4
+	VBROADCASTSD 8(AX), Y5
+	VBROADCASTSD 16(AX), Y6
+	VBROADCASTSD 24(AX), Y8
+	VBROADCASTSD 32(AX), Y9
+	VBROADCASTSD 40(AX), Y10
+	SHRQ $2, CX
+	JZ done3
+
+loopb3:
+	VMOVUPD (SI), Y0
+	VMULPD Y4, Y0, Y0
+	VMOVUPD Y0, (SI)
+	VMOVUPD (R9), Y1
+	VFNMADD231PD Y0, Y8, Y1
+	VMULPD Y5, Y1, Y1
+	VMOVUPD Y1, (R9)
+	VMOVUPD (R10), Y2
+	VFNMADD231PD Y0, Y9, Y2
+	VFNMADD231PD Y1, Y10, Y2
+	VMULPD Y6, Y2, Y2
+	VMOVUPD Y2, (R10)
+	ADDQ $32, SI
+	ADDQ $32, R9
+	ADDQ $32, R10
+	DECQ CX
+	JNZ loopb3
+
+done3:
+	VZEROUPPER
+	RET
+
 // func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
 TEXT ·cpuid(SB), NOSPLIT, $0-24
 	MOVL eaxArg+0(FP), AX

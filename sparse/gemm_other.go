@@ -13,3 +13,15 @@ func gemmSub4x8(k int, a []float64, ars, ats int, b []float64, ldb int, c []floa
 func gemmSub4x4(k int, a []float64, ars, ats int, b []float64, ldb int, c []float64, ldc int) {
 	panic("sparse: gemmSub4x4 without AVX2")
 }
+
+func gemmSet4x8(k int, a []float64, ars, ats int, b []float64, ldb int, c []float64, ldc int) {
+	panic("sparse: gemmSet4x8 without AVX2")
+}
+
+func gemmSet4x4(k int, a []float64, ars, ats int, b []float64, ldb int, c []float64, ldc int) {
+	panic("sparse: gemmSet4x4 without AVX2")
+}
+
+func panelBelow(P []float64, ld, t0, tb, i0, m int, coef *[10]float64) {
+	panic("sparse: panelBelow without AVX2")
+}

@@ -4,69 +4,106 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
 )
 
-// TestAVX2KernelsMatchNaive checks the transposed-panel kernels (the
-// AVX2 micro-kernel and its scalar edges) against plain triple loops on
-// sizes around the 4×8 blocking (edges in both directions, k = 1) and
-// typical front sizes: the same sums in another order with fused
-// multiply-adds, so 1e-13 relative to the operands' scale (|terms| ≤ ~k,
-// rounding ~k·ε). Entries of C above the diagonal are ignored (the
-// kernels may write them); everything else must be untouched.
-func TestAVX2KernelsMatchNaive(t *testing.T) {
-	if !useAVX2 {
-		t.Skip("no AVX2 + FMA on this machine: the portable kernels are in use")
+// TestPanelKernelsMatchBLAS checks the factorisation's dense kernels,
+// with the AVX2 micro-kernels and with the portable loops, against
+// gonum's BLAS and LAPACK on sizes around the 4×8 blocking (edges in
+// both directions, one column, typical panel sizes): panelFactor against
+// Potrf of the diagonal block and Trsm of the rows below, syrkUpperT
+// against Syrk. The same sums in other orders (with fused multiply-adds),
+// so 1e-13 relative to the operands' scale (|terms| ≤ ~k, rounding ~k·ε;
+// the panels are well conditioned: diagonally dominant). The entries the
+// kernels must not touch (all but the entries of the panel's rows
+// below its columns, and up to three rows above each block of four
+// columns) are checked unchanged.
+func TestPanelKernelsMatchBLAS(t *testing.T) {
+	modes := []bool{false}
+	if useAVX2 {
+		modes = append(modes, true)
 	}
+	defer func(v bool) { useAVX2 = v }(useAVX2)
 	rng := rand.New(rand.NewPCG(3, 4))
-	for _, sz := range [][2]int{{1, 1}, {4, 1}, {8, 3}, {9, 5}, {12, 4}, {13, 7}, {27, 30}, {37, 12}, {132, 45}} {
-		nu, k := sz[0], sz[1]
-		ldw, ldc := nu+1, nu+3
-		W := make([]float64, k*ldw)
-		for i := range W {
-			W[i] = rng.NormFloat64()
-		}
-		C := make([]float64, nu*ldc)
-		for i := range C {
-			C[i] = rng.NormFloat64()
-		}
-		got := append([]float64(nil), C...)
-		syrkSubLowerT(got, ldc, W, ldw, nu, k)
-		for i := 0; i < nu; i++ {
-			for j := 0; j < ldc; j++ {
-				want := C[i*ldc+j]
-				if j <= i {
-					for t := 0; t < k; t++ {
-						want -= W[t*ldw+i] * W[t*ldw+j]
+	for _, avx := range modes {
+		useAVX2 = avx
+		for _, sz := range [][2]int{{1, 1}, {4, 1}, {8, 3}, {9, 5}, {12, 4}, {13, 7}, {27, 30}, {37, 12}, {45, 15}, {132, 45}} {
+			nu, k := sz[0], sz[1]
+			// syrkUpperT: C = WᵀW above the diagonal, W k×nu with
+			// padding after it (read, not used).
+			ldw := nu + 1
+			W := make([]float64, k*ldw+syrkPad)
+			for i := range W {
+				W[i] = rng.NormFloat64()
+			}
+			ldc := nu + syrkPad
+			C := make([]float64, (nu+3)*ldc)
+			syrkUpperT(C, ldc, W, ldw, nu, k)
+			want := make([]float64, nu*nu)
+			blas64.Syrk(blas.Trans, 1, blas64.General{Rows: k, Cols: nu, Stride: ldw, Data: W}, 0,
+				blas64.Symmetric{Uplo: blas.Upper, N: nu, Stride: nu, Data: want})
+			for i := 0; i < nu; i++ {
+				for j := i; j < nu; j++ {
+					if d := math.Abs(C[i*ldc+j] - want[i*nu+j]); d > 1e-13*float64(k+1) {
+						t.Fatalf("avx2=%v syrk nu=%d k=%d: entry (%d, %d) = %v, want %v", avx, nu, k, i, j, C[i*ldc+j], want[i*nu+j])
 					}
-				} else if j < nu {
-					continue // above the diagonal: free
-				}
-				if d := math.Abs(got[i*ldc+j] - want); d > 1e-13*float64(k+1) {
-					t.Fatalf("syrk nu=%d k=%d: entry (%d, %d) = %v, want %v", nu, k, i, j, got[i*ldc+j], want)
 				}
 			}
-		}
-		// Triangular solve L·X = W with L well conditioned.
-		ns := k
-		ldl := ns + 2
-		L := make([]float64, ns*ldl)
-		for i := 0; i < ns; i++ {
-			for j := 0; j < i; j++ {
-				L[i*ldl+j] = 0.3 * rng.NormFloat64()
+			// panelFactor on an nr×ns column-major panel of an SPD
+			// matrix (nr = ns + nu rows).
+			ns, nr := k, k+nu
+			full := make([]float64, nr*nr) // row-major SPD: G Gᵀ/nr + 2I
+			g := make([]float64, nr*nr)
+			for i := range g {
+				g[i] = rng.NormFloat64()
 			}
-			L[i*ldl+i] = 2 + rng.Float64()
-		}
-		X := append([]float64(nil), W...)
-		trsmLeftLowerT(X, ldw, L, ldl, ns, nu)
-		// Residual L·X − W, entry by entry.
-		for tt := 0; tt < ns; tt++ {
-			for j := 0; j < nu; j++ {
-				s := 0.0
-				for q := 0; q <= tt; q++ {
-					s += L[tt*ldl+q] * X[q*ldw+j]
+			blas64.Syrk(blas.NoTrans, 1/float64(nr), blas64.General{Rows: nr, Cols: nr, Stride: nr, Data: g}, 0,
+				blas64.Symmetric{Uplo: blas.Lower, N: nr, Stride: nr, Data: full})
+			for i := 0; i < nr; i++ {
+				full[i*nr+i] += 2
+			}
+			P := make([]float64, nr*ns)
+			for c := 0; c < ns; c++ {
+				for i := 0; i < nr; i++ {
+					P[c*nr+i] = full[i*nr+c] // lower triangle; above it stays 0
 				}
-				if d := math.Abs(s - W[tt*ldw+j]); d > 1e-13*float64(ns+1) {
-					t.Fatalf("trsm ns=%d nu=%d: residual %g at (%d, %d)", ns, nu, d, tt, j)
+			}
+			orig := append([]float64(nil), P...)
+			dinv := make([]float64, ns)
+			if col, d := panelFactor(P, nr, ns, dinv); col >= 0 {
+				t.Fatalf("avx2=%v panel %d×%d: pivot %d = %g", avx, nr, ns, col, d)
+			}
+			ref := append([]float64(nil), full...) // row-major: L₁₁ by Potrf, L₂₁ = A₂₁L₁₁⁻ᵀ
+			if _, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Lower, N: ns, Stride: nr, Data: ref}); !ok {
+				t.Fatal("gonum: not positive definite")
+			}
+			if nu > 0 {
+				blas64.Trsm(blas.Right, blas.Trans, 1, blas64.Triangular{Uplo: blas.Lower, Diag: blas.NonUnit, N: ns, Stride: nr, Data: ref},
+					blas64.General{Rows: nu, Cols: ns, Stride: nr, Data: ref[ns*nr:]})
+			}
+			for c := 0; c < ns; c++ {
+				if d := math.Abs(dinv[c]*P[c*nr+c] - 1); d > 1e-15 {
+					t.Fatalf("avx2=%v panel %d×%d: dinv[%d]·L = 1%+g", avx, nr, ns, c, d)
+				}
+				for i := 0; i < nr; i++ {
+					if i < c {
+						// The block of column c starts at t0; the
+						// kernels may write rows t0−3..c−1 only.
+						t0 := 0
+						if c >= ns%4 {
+							t0 = ns%4 + (c-ns%4)/4*4
+						}
+						if i < t0-3 && P[c*nr+i] != orig[c*nr+i] {
+							t.Fatalf("avx2=%v panel %d×%d: entry (%d, %d) above the diagonal written", avx, nr, ns, i, c)
+						}
+						continue
+					}
+					if d := math.Abs(P[c*nr+i] - ref[i*nr+c]); d > 1e-13*float64(ns+1) {
+						t.Fatalf("avx2=%v panel %d×%d: L(%d, %d) = %v, want %v", avx, nr, ns, i, c, P[c*nr+i], ref[i*nr+c])
+					}
 				}
 			}
 		}
@@ -74,7 +111,7 @@ func TestAVX2KernelsMatchNaive(t *testing.T) {
 }
 
 // TestFactorAVX2MatchesPortable factorises a grid stiffness with the
-// AVX2 kernels and with the portable 2×2 ones: the factors agree to
+// AVX2 kernels and with the portable loops: the factors agree to
 // rounding (1e-12 relative to the largest entry: a few hundred
 // operations per entry, condition of the leading blocks ~10), and the
 // solutions of both to 1e-12 relative.
@@ -101,8 +138,9 @@ func TestFactorAVX2MatchesPortable(t *testing.T) {
 	for _, v := range slow.l {
 		scale = math.Max(scale, math.Abs(v))
 	}
-	// The entries of L: in supernode k (nr×ns row-major), row i, columns
-	// j ≤ i (above the diagonal of the pivot block is unused storage).
+	// The entries of L: in supernode k (nr×ns column-major), row i,
+	// columns j ≤ i (above the diagonal of the pivot block is unused
+	// storage).
 	for k := 0; k+1 < len(sym.super); k++ {
 		ns := sym.super[k+1] - sym.super[k]
 		nr := sym.sptr[k+1] - sym.sptr[k]
@@ -110,8 +148,8 @@ func TestFactorAVX2MatchesPortable(t *testing.T) {
 		l2 := slow.l[sym.lptr[k]:sym.lptr[k+1]]
 		for i := 0; i < nr; i++ {
 			for j := 0; j < min(i+1, ns); j++ {
-				if d := math.Abs(l1[i*ns+j] - l2[i*ns+j]); d > 1e-12*scale {
-					t.Fatalf("supernode %d, entry (%d, %d): AVX2 %v, portable %v", k, i, j, l1[i*ns+j], l2[i*ns+j])
+				if d := math.Abs(l1[j*nr+i] - l2[j*nr+i]); d > 1e-12*scale {
+					t.Fatalf("supernode %d, entry (%d, %d): AVX2 %v, portable %v", k, i, j, l1[j*nr+i], l2[j*nr+i])
 				}
 			}
 		}
