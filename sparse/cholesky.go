@@ -13,17 +13,20 @@ import (
 // structures. It depends on the pattern only: K − σM for several σ, or K
 // at several configurations, reuse one analysis.
 //
-// The numeric factorisation (Factor) is multifrontal (Duff & Reid 1983;
-// Liu, "The multifrontal method for sparse matrix solution", SIAM Review
-// 1992): supernodes in postorder, each forming a dense frontal matrix from
-// its columns of A and its children's update matrices, factoring its
-// pivot block (LAPACK potrf), solving for its off-diagonal block (trsm)
-// and passing its Schur complement (syrk) to its parent. The pivot block
-// is factored by gonum's LAPACK potrf; the triangular solve and the Schur
-// complement use this package's 2×2 register-blocked kernels
-// (dense_kernels.go: faster than gonum's per-entry dot products on these
-// small fronts; BenchmarkImplicitEulerStepBeam10kSparseCholesky 48 → 32
-// ms with the reuse of FactorInto).
+// The numeric factorisation (Factor) is supernodal, right-looking and in
+// place (the fan-out form of Ng & Peyton, "Block sparse Cholesky
+// algorithms on advanced uniprocessor computers", SIAM J. Sci. Comput.
+// 1993, with the relative indices computed once here instead of per
+// update): L holds the lower triangle of P·A·Pᵀ in one dense column-major
+// panel per supernode; in postorder each supernode factors its panel
+// (dense_kernels.go: AVX2 kernels for the block updates, the rows below
+// each 4×4 diagonal block and the Schur complement), forms its update
+// matrix L₂₁L₂₁ᵀ in one scratch block and subtracts it from its
+// ancestors' panels through maps of the analysis. It replaced a
+// multifrontal factorisation (Liu, SIAM Review 1992) whose fronts had to
+// be cleared, assembled, copied out and stacked: on the small fronts of
+// 3-D meshes those copies cost as much as the arithmetic (README, "Linear
+// solvers", fifth round).
 type Symbolic struct {
 	n    int
 	perm []int // perm[k] = original index of pivot k

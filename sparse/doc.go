@@ -2,8 +2,8 @@
 // row matrices (CSR) built from element contributions by a Builder (which
 // implements graph.MatrixAccumulator), a fill-reducing minimum-degree
 // ordering, a supernodal sparse Cholesky factorisation A = LLᵀ (symbolic
-// analysis once per sparsity pattern, numeric factorisation per matrix,
-// dense kernels from gonum's BLAS/LAPACK), and a preconditioned conjugate
+// analysis once per sparsity pattern, numeric factorisation per matrix in
+// place, with its own AVX2 dense kernels), and a preconditioned conjugate
 // gradient with Jacobi, incomplete-Cholesky or exact-factor
 // preconditioners.
 //

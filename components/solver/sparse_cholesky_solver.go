@@ -16,7 +16,7 @@ import (
 // matrix from the components' matrices (blockSystem: 3×3 blocks of the
 // tetrahedral force fields and Vec3 masses through an index map computed
 // once per pattern, scalar entries of the others) and factorising it with
-// package sparse's supernodal multifrontal Cholesky. The system of
+// package sparse's supernodal Cholesky. The system of
 // implicit Euler and of Newton's method with a stable material is
 // symmetric positive definite (m·M − h(h+β)·K with K = ∂f/∂x negative
 // semi-definite), so Cholesky applies without pivoting.
