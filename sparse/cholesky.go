@@ -742,34 +742,71 @@ func (s *Symbolic) factorInto(c *Cholesky, val []float64, src []int) error {
 		at := s.sptr[k] + ns
 		tcol := s.tcol[at : at+nu]
 		tmapAt := s.tmapAt[at : at+nu]
+		if s.triples {
+			subtractTriples(l, C, ldc, nu, tcol, tmapAt, s.tmap)
+			continue
+		}
 		for j, base := range tcol {
 			mp := s.tmap[tmapAt[j] : int(tmapAt[j])+nu-j]
 			u := C[j*ldc+j : j*ldc+nu]
 			u = u[:len(mp)]
 			dst := l[base:]
-			if !s.triples {
-				for i, r := range mp {
-					dst[r] -= u[i]
-				}
-				continue
-			}
-			// The rest of row j's triple entry by entry, then whole
-			// triples (rows j+i, j+i+1, j+i+2 at r, r+1, r+2).
-			i := 0
-			for ; (j+i)%3 != 0; i++ {
-				dst[mp[i]] -= u[i]
-			}
-			for ; i+3 <= len(mp); i += 3 {
-				r := mp[i]
-				d := dst[r : r+3 : r+3]
-				v := u[i : i+3 : i+3]
-				d[0] -= v[0]
-				d[1] -= v[1]
-				d[2] -= v[2]
+			for i, r := range mp {
+				dst[r] -= u[i]
 			}
 		}
 	}
 	return nil
+}
+
+// subtractTriples subtracts a supernode's update matrix C (nu×nu, its
+// upper triangle, row-major with stride ldc) from its ancestors' panels
+// in l when rows and columns come in node triples (Symbolic.triples): the
+// three columns of a node go to three consecutive columns of one
+// ancestor (tcol), each triple of rows to three consecutive rows, so a
+// 3×3 block of C is subtracted per index read. The same subtractions as
+// the entry-by-entry loop, in the same order per entry.
+func subtractTriples(l, C []float64, ldc, nu int, tcol []int, tmapAt, tmap []int32) {
+	for j := 0; j+3 <= nu; j += 3 {
+		b0, b1, b2 := tcol[j], tcol[j+1], tcol[j+2]
+		mp := tmap[tmapAt[j] : int(tmapAt[j])+nu-j]
+		u0 := C[j*ldc+j : j*ldc+nu]
+		u1 := C[(j+1)*ldc+j : (j+1)*ldc+nu]
+		u2 := C[(j+2)*ldc+j : (j+2)*ldc+nu]
+		u0 = u0[:len(mp)]
+		u1 = u1[:len(mp)]
+		u2 = u2[:len(mp)]
+		// The node's own 3×3 block: its lower triangle (u1[0], u2[0],
+		// u2[1] are below C's diagonal, not computed).
+		r := int(mp[0])
+		d0 := l[b0+r : b0+r+3 : b0+r+3]
+		d1 := l[b1+r : b1+r+3 : b1+r+3]
+		d2 := l[b2+r : b2+r+3 : b2+r+3]
+		d0[0] -= u0[0]
+		d0[1] -= u0[1]
+		d0[2] -= u0[2]
+		d1[1] -= u1[1]
+		d1[2] -= u1[2]
+		d2[2] -= u2[2]
+		for i := 3; i+3 <= len(mp); i += 3 {
+			r := int(mp[i])
+			d0 := l[b0+r : b0+r+3 : b0+r+3]
+			d1 := l[b1+r : b1+r+3 : b1+r+3]
+			d2 := l[b2+r : b2+r+3 : b2+r+3]
+			v0 := u0[i : i+3 : i+3]
+			v1 := u1[i : i+3 : i+3]
+			v2 := u2[i : i+3 : i+3]
+			d0[0] -= v0[0]
+			d0[1] -= v0[1]
+			d0[2] -= v0[2]
+			d1[0] -= v1[0]
+			d1[1] -= v1[1]
+			d1[2] -= v1[2]
+			d2[0] -= v2[0]
+			d2[1] -= v2[1]
+			d2[2] -= v2[2]
+		}
+	}
 }
 
 // Factorize is Analyze(a, nil) followed by Factor(a).
