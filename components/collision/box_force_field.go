@@ -123,6 +123,20 @@ func (s boxShape) penetration(p geom.Vec3) (float64, geom.Vec3, geom.Mat3, bool)
 	return best, n, geom.Mat3{}, false
 }
 
-// BlockDiagonalStiffness implements graph.BlockDiagonalStiffness: the
-// penalty, dashpot and friction of each point depend on that point alone.
-func (p *BoxForceField) BlockDiagonalStiffness() bool { return true }
+// AddKToMatrix implements graph.StiffnessAssembler: one 3×3 block per
+// point in contact at the last AddForce (the penalty, and on curved
+// shapes the curvature terms), so assembled solvers need not probe it.
+func (p *BoxForceField) AddKToMatrix(m graph.MatrixAccumulator, kFactor float64) {
+	p.obs.addKToMatrix(m, kFactor)
+}
+
+// AddBToMatrix implements graph.DampingAssembler: the dashpot and friction
+// blocks of the points in contact.
+func (p *BoxForceField) AddBToMatrix(m graph.MatrixAccumulator, bFactor float64) {
+	p.obs.addBToMatrix(m, bFactor)
+}
+
+var (
+	_ graph.StiffnessAssembler = (*BoxForceField)(nil)
+	_ graph.DampingAssembler   = (*BoxForceField)(nil)
+)

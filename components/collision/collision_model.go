@@ -125,6 +125,23 @@ func (m *model) addDForce(df, dx []float64, kFactor, bFactor float64) {
 	}
 }
 
+// oneState is the offsets of the one-sided contacts' single slot.
+var oneState = []int{0}
+
+// addKToMatrix writes kFactor·K of the live contacts against static
+// objects (−γ n nᵀ blocks between each contact's participants), as
+// addDForce applies it with bFactor = 0.
+func (m *model) addKToMatrix(acc graph.MatrixAccumulator, kFactor float64) {
+	m.oneSided.addToMatrix(acc, oneState, kFactor, 0, 0)
+}
+
+// addBToMatrix writes bFactor·B of the live contacts against static
+// objects (the dashpot's −c n nᵀ, the friction's velocity derivative),
+// as addDForce applies it with kFactor = 0.
+func (m *model) addBToMatrix(acc graph.MatrixAccumulator, bFactor float64) {
+	m.oneSided.addToMatrix(acc, oneState, 0, bFactor, bFactor)
+}
+
 func (m *model) energy(x []float64) float64 {
 	if len(m.oneSided.list) == 0 {
 		return 0

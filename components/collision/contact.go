@@ -2,6 +2,7 @@ package collision
 
 import (
 	"github.com/sofago/sofago/geom"
+	"github.com/sofago/sofago/graph"
 )
 
 // contact is one point–surface contact found by the narrow phase, frozen
@@ -168,4 +169,61 @@ func (cs *contactSet) energy(xs [][]float64) float64 {
 		}
 	}
 	return w
+}
+
+// addToMatrix writes the matrix addDForce applies, as 3×3 blocks between
+// the participants of every contact, into m: participant k of a contact
+// is DOF dof[k] of slot slot[k], at scalar entry offs[slot]+3·dof. With
+// d = Σ_l a_l dx_l and the force a_k·F on participant k, the block (k, l)
+// is a_k a_l G with
+//
+//	G = −(kn·γ + bn·c) n nᵀ                     (normal force in action)
+//	  + bf·(−μλ_e (a P + (b − a) t tᵀ P))       (friction, frictionCache)
+//
+// kn, bn, bf the factors of the stiffness γ, the dashpot c and the
+// friction (kFactor, bFactor, bFactor for kK + bB; one of them zero for K
+// or B alone). The contacts written are those addDForce acts on at the
+// last addForce (normal force λ > 0, or friction lagged for the step),
+// each with all its blocks whatever the factors (zeros included), so the
+// entries depend on the contact set only. frictionCache's t is tangential
+// (u = P v), so t tᵀ P = t tᵀ and G is symmetric (up to rounding:
+// frictionCache.matrix).
+func (cs *contactSet) addToMatrix(m graph.MatrixAccumulator, offs []int, kn, bn, bf float64) {
+	gn := kn*cs.pen.Stiffness + bn*cs.pen.Damping
+	frict := cs.pen.Friction > 0
+	var G geom.Mat3
+	for i := range cs.list {
+		c := &cs.list[i]
+		normal := c.lambda > 0
+		fr := frict && c.lag > 0
+		if !normal && !fr {
+			continue
+		}
+		G = geom.Mat3{}
+		if normal {
+			for r := 0; r < 3; r++ {
+				for q := 0; q < 3; q++ {
+					G[3*r+q] = -gn * c.n[r] * c.n[q]
+				}
+			}
+		}
+		if fr {
+			f := c.fc.matrix(c.n, bf)
+			for q := range G {
+				G[q] += f[q]
+			}
+		}
+		for k := int32(0); k < c.k; k++ {
+			rk := offs[c.slot[k]] + 3*int(c.dof[k])
+			for l := int32(0); l < c.k; l++ {
+				rl := offs[c.slot[l]] + 3*int(c.dof[l])
+				w := c.a[k] * c.a[l]
+				for r := 0; r < 3; r++ {
+					for q := 0; q < 3; q++ {
+						m.Add(rk+r, rl+q, w*G[3*r+q])
+					}
+				}
+			}
+		}
+	}
 }

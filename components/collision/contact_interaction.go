@@ -8,7 +8,8 @@ import (
 // integrated by one ODE solver: an interaction force field over their
 // states, evaluated at the current positions during the solve, with the
 // contact stiffness (and the dashpot's and friction's velocity
-// derivatives) in AddDForce. The solver's implicit system therefore holds
+// derivatives) in AddDForce, and as a matrix for the assembled solvers
+// (AddKBToMatrix). The solver's implicit system therefore holds
 // both sides of every contact: objects pushing on each other are coupled
 // implicitly, as one system (SOFA's PenalityContactForceField between two
 // mechanical states of one solver).
@@ -21,6 +22,7 @@ type contactInteraction struct {
 	graph.ObjectBase
 	states []graph.State
 	set    contactSet
+	offs   []int // AddKBToMatrix's state offsets (scratch)
 }
 
 // slotOf returns the index of st among the interaction's states, adding it.
@@ -48,3 +50,19 @@ func (ci *contactInteraction) AddDForce(df, dx [][]float64, kFactor, bFactor flo
 // PotentialEnergy implements graph.InteractionForceField: Σ γ/2 δ² over the
 // penetrating contacts.
 func (ci *contactInteraction) PotentialEnergy(x [][]float64) float64 { return ci.set.energy(x) }
+
+// AddKBToMatrix implements graph.InteractionMatrixAssembler: kFactor·K +
+// bFactor·B of the contacts in action at the last AddForce, 3×3 blocks
+// between their participants over the states concatenated (see
+// contactSet.addToMatrix).
+func (ci *contactInteraction) AddKBToMatrix(m graph.MatrixAccumulator, kFactor, bFactor float64) {
+	ci.offs = ci.offs[:0]
+	o := 0
+	for _, s := range ci.states {
+		ci.offs = append(ci.offs, o)
+		o += 3 * s.Size()
+	}
+	ci.set.addToMatrix(m, ci.offs, kFactor, bFactor, bFactor)
+}
+
+var _ graph.InteractionMatrixAssembler = (*contactInteraction)(nil)

@@ -183,6 +183,20 @@ func (s *meshShape) penetration(p geom.Vec3) (float64, geom.Vec3, geom.Mat3, boo
 	return d, n, h.Scale(-1 / d), true
 }
 
-// BlockDiagonalStiffness implements graph.BlockDiagonalStiffness: the
-// penalty, dashpot and friction of each point depend on that point alone.
-func (p *MeshObstacleForceField) BlockDiagonalStiffness() bool { return true }
+// AddKToMatrix implements graph.StiffnessAssembler: one 3×3 block per
+// point in contact at the last AddForce (the penalty, and on curved
+// shapes the curvature terms), so assembled solvers need not probe it.
+func (p *MeshObstacleForceField) AddKToMatrix(m graph.MatrixAccumulator, kFactor float64) {
+	p.obs.addKToMatrix(m, kFactor)
+}
+
+// AddBToMatrix implements graph.DampingAssembler: the dashpot and friction
+// blocks of the points in contact.
+func (p *MeshObstacleForceField) AddBToMatrix(m graph.MatrixAccumulator, bFactor float64) {
+	p.obs.addBToMatrix(m, bFactor)
+}
+
+var (
+	_ graph.StiffnessAssembler = (*MeshObstacleForceField)(nil)
+	_ graph.DampingAssembler   = (*MeshObstacleForceField)(nil)
+)

@@ -149,6 +149,61 @@ func (o *obstacle) addDForce(df, dx []float64, kFactor, bFactor float64) {
 	}
 }
 
+// addKToMatrix writes kFactor·K of the last addForce, one 3×3 block per
+// point in contact: kFactor (−γ n nᵀ − c n (H v)ᵀ + λ H), the curvature
+// terms on curved shapes only, as addDForce applies them.
+func (o *obstacle) addKToMatrix(m graph.MatrixAccumulator, kFactor float64) {
+	gamma, c := o.pen.Stiffness, o.pen.Damping
+	for k := range o.hits {
+		h := &o.hits[k]
+		var blk geom.Mat3
+		for r := 0; r < 3; r++ {
+			for q := 0; q < 3; q++ {
+				v := -gamma * h.n[q]
+				if h.curved {
+					v -= c * h.hv[q]
+					v = h.n[r]*v + h.lambda*h.h[3*r+q]
+				} else {
+					v *= h.n[r]
+				}
+				blk[3*r+q] = kFactor * v
+			}
+		}
+		addBlock(m, int(h.i), &blk)
+	}
+}
+
+// addBToMatrix writes bFactor·B of the last addForce: −c n nᵀ per point
+// in contact and the friction's velocity derivative per point with
+// friction this step (frictionCache.matrix).
+func (o *obstacle) addBToMatrix(m graph.MatrixAccumulator, bFactor float64) {
+	c := o.pen.Damping
+	for k := range o.hits {
+		h := &o.hits[k]
+		var blk geom.Mat3
+		for r := 0; r < 3; r++ {
+			for q := 0; q < 3; q++ {
+				blk[3*r+q] = -bFactor * c * h.n[r] * h.n[q]
+			}
+		}
+		addBlock(m, int(h.i), &blk)
+	}
+	for k := range o.fric {
+		fh := &o.fric[k]
+		blk := fh.c.matrix(fh.n, bFactor)
+		addBlock(m, int(fh.i), &blk)
+	}
+}
+
+// addBlock adds the 3×3 block b at the diagonal position of point i.
+func addBlock(m graph.MatrixAccumulator, i int, b *geom.Mat3) {
+	for r := 0; r < 3; r++ {
+		for q := 0; q < 3; q++ {
+			m.Add(3*i+r, 3*i+q, b[3*r+q])
+		}
+	}
+}
+
 // energy returns Σ γ/2 δ² over the points inside.
 func (o *obstacle) energy(x []float64) float64 {
 	w := 0.0

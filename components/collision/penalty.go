@@ -123,3 +123,25 @@ func (c *frictionCache) dForce(n, dv geom.Vec3) geom.Vec3 {
 	g := du.Scale(c.a).Add(c.t.Scale((c.b - c.a) * td))
 	return g.Scale(-c.scale)
 }
+
+// matrix returns factor·∂f_t/∂v for the lagged normal n, the matrix dForce
+// applies: −factor·scale (a P + (b − a) t (P t)ᵀ), P = I − n nᵀ. t is
+// tangential, so P t = t up to rounding and the matrix is symmetric; P t
+// is kept so that the entries are dForce's to rounding even where the
+// tangential speed is tiny next to the normal one (t·n is then rounding
+// divided by |u|).
+func (c *frictionCache) matrix(n geom.Vec3, factor float64) geom.Mat3 {
+	var g geom.Mat3
+	s := -factor * c.scale
+	pt := c.t.Sub(n.Scale(n.Dot(c.t)))
+	for r := 0; r < 3; r++ {
+		for q := 0; q < 3; q++ {
+			p := -n[r] * n[q]
+			if r == q {
+				p++
+			}
+			g[3*r+q] = s * (c.a*p + (c.b-c.a)*c.t[r]*pt[q])
+		}
+	}
+	return g
+}

@@ -77,3 +77,22 @@ func (c *PointCollisionModel) AddDForce(df, dx []float64, kFactor, bFactor float
 
 // PotentialEnergy implements graph.ForceField: Σ γ/2 δ² of contacts with static objects.
 func (c *PointCollisionModel) PotentialEnergy(x []float64) float64 { return c.m.energy(x) }
+
+// AddKToMatrix implements graph.StiffnessAssembler: the stiffness of the
+// contacts with static objects at the last AddForce (3×3 blocks between
+// each contact's points; the held forces of other solvers' contacts have
+// none), so assembled solvers need not probe it.
+func (c *PointCollisionModel) AddKToMatrix(m graph.MatrixAccumulator, kFactor float64) {
+	c.m.addKToMatrix(m, kFactor)
+}
+
+// AddBToMatrix implements graph.DampingAssembler: the dashpot and friction
+// velocity derivatives of those contacts.
+func (c *PointCollisionModel) AddBToMatrix(m graph.MatrixAccumulator, bFactor float64) {
+	c.m.addBToMatrix(m, bFactor)
+}
+
+var (
+	_ graph.StiffnessAssembler = (*PointCollisionModel)(nil)
+	_ graph.DampingAssembler   = (*PointCollisionModel)(nil)
+)

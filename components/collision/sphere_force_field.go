@@ -110,6 +110,20 @@ func (s sphereShape) penetration(p geom.Vec3) (float64, geom.Vec3, geom.Mat3, bo
 	return s.r - r, n, h, true
 }
 
-// BlockDiagonalStiffness implements graph.BlockDiagonalStiffness: the
-// penalty, dashpot and friction of each point depend on that point alone.
-func (p *SphereForceField) BlockDiagonalStiffness() bool { return true }
+// AddKToMatrix implements graph.StiffnessAssembler: one 3×3 block per
+// point in contact at the last AddForce (the penalty, and on curved
+// shapes the curvature terms), so assembled solvers need not probe it.
+func (p *SphereForceField) AddKToMatrix(m graph.MatrixAccumulator, kFactor float64) {
+	p.obs.addKToMatrix(m, kFactor)
+}
+
+// AddBToMatrix implements graph.DampingAssembler: the dashpot and friction
+// blocks of the points in contact.
+func (p *SphereForceField) AddBToMatrix(m graph.MatrixAccumulator, bFactor float64) {
+	p.obs.addBToMatrix(m, bFactor)
+}
+
+var (
+	_ graph.StiffnessAssembler = (*SphereForceField)(nil)
+	_ graph.DampingAssembler   = (*SphereForceField)(nil)
+)

@@ -67,3 +67,22 @@ func (c *TriangleCollisionModel) AddDForce(df, dx []float64, kFactor, bFactor fl
 
 // PotentialEnergy implements graph.ForceField: Σ γ/2 δ² of contacts with static objects.
 func (c *TriangleCollisionModel) PotentialEnergy(x []float64) float64 { return c.m.energy(x) }
+
+// AddKToMatrix implements graph.StiffnessAssembler: the stiffness of the
+// contacts with static objects at the last AddForce (3×3 blocks between
+// each contact's points; the held forces of other solvers' contacts have
+// none), so assembled solvers need not probe it.
+func (c *TriangleCollisionModel) AddKToMatrix(m graph.MatrixAccumulator, kFactor float64) {
+	c.m.addKToMatrix(m, kFactor)
+}
+
+// AddBToMatrix implements graph.DampingAssembler: the dashpot and friction
+// velocity derivatives of those contacts.
+func (c *TriangleCollisionModel) AddBToMatrix(m graph.MatrixAccumulator, bFactor float64) {
+	c.m.addBToMatrix(m, bFactor)
+}
+
+var (
+	_ graph.StiffnessAssembler = (*TriangleCollisionModel)(nil)
+	_ graph.DampingAssembler   = (*TriangleCollisionModel)(nil)
+)

@@ -190,6 +190,150 @@ name = "s"
       poissonRatio = 0.3
 `
 
+// contactText: contacts under one solver, with a dashpot and friction
+// (sliding), in every coupling the collision pipeline makes: a rigid ball
+// whose surface (RigidMapping) presses into a FEM block clamped at its
+// base, and a FEM cube landing on the block while sliding toward a
+// static wall (no solver: its contacts are live on the cube's and
+// block's collision models, both ways — their vertices in the wall, the
+// wall's vertices in their triangles); free particles inside a sphere
+// obstacle (the curvature terms of its stiffness, with damping and
+// friction). The bodies start slightly penetrating, so a few steps give
+// contacts of every kind.
+const contactText = `
+dt = 0.001
+gravity = [0, -9.81, 0]
+[[node]]
+name = "world"
+  [[node.object]]
+  type = "CollisionPipeline"
+  stiffness = 2e4
+  damping = 10
+  friction = 0.4
+  slipVelocity = 0.01
+  contactDistance = 0.01
+  [[node.node]]
+  name = "dyn"
+    [[node.node.object]]
+    type = "EulerImplicitSolver"
+    rayleighMass = 1
+    [[node.node.object]]
+    %s
+    [[node.node.node]]
+    name = "ball"
+      [[node.node.node.object]]
+      type = "MechanicalObject"
+      name = "body"
+      template = "Rigid3"
+      position = [[0.13, 0.178, 0.15, 0.1, 0.2, 0.05, 0.9733961166965892]]
+      velocity = [[0.05, -0.2, 0, 0, 0, 1]]
+      [[node.node.node.object]]
+      type = "RigidMass"
+      mass = 10
+      inertiaDiagonal = [0.0256, 0.0256, 0.0256]
+      [[node.node.node.node]]
+      name = "surface"
+        [[node.node.node.node.object]]
+        type = "MeshLoader"
+        filename = "%s"
+        translation = [0.13, 0.178, 0.15]
+        [[node.node.node.node.object]]
+        type = "MechanicalObject"
+        name = "points"
+        [[node.node.node.node.object]]
+        type = "RigidMapping"
+        [[node.node.node.node.object]]
+        type = "TriangleCollisionModel"
+    [[node.node.node]]
+    name = "block"
+      [[node.node.node.object]]
+      type = "RegularGridTopology"
+      min = [0, 0, 0]
+      max = [0.3, 0.1, 0.3]
+      n = [7, 3, 7]
+      [[node.node.node.object]]
+      type = "MechanicalObject"
+      name = "dofs"
+      [[node.node.node.object]]
+      type = "DiagonalMass"
+      massDensity = 500
+      [[node.node.node.object]]
+      type = "TetrahedronFEMForceField"
+      youngModulus = 1e6
+      poissonRatio = 0.3
+      [[node.node.node.object]]
+      type = "FixedConstraint"
+      box = [-1, -0.001, -1, 1, 0.001, 1]
+      [[node.node.node.object]]
+      type = "TriangleCollisionModel"
+    [[node.node.node]]
+    name = "cube"
+      [[node.node.node.object]]
+      type = "RegularGridTopology"
+      min = [0.22, 0.098, 0.02]
+      max = [0.28, 0.158, 0.08]
+      n = [3, 3, 3]
+      [[node.node.node.object]]
+      type = "MechanicalObject"
+      name = "dofs"
+      velocity = [[0.3, -0.1, 0.05]]
+      [[node.node.node.object]]
+      type = "UniformMass"
+      totalMass = 0.5
+      [[node.node.node.object]]
+      type = "TetrahedronFEMForceField"
+      method = "large"
+      youngModulus = 1e6
+      poissonRatio = 0.3
+      [[node.node.node.object]]
+      type = "TriangleCollisionModel"
+    [[node.node.node]]
+    name = "pts"
+      [[node.node.node.object]]
+      type = "MechanicalObject"
+      name = "x"
+      position = [[0.5, 0.29, 0.02], [0.57, 0.2, 0.05], [0.45, 0.15, -0.05]]
+      velocity = [[0.1, 0.2, -0.1], [-0.3, 0.1, 0.2], [0, 0, 0]]
+      [[node.node.node.object]]
+      type = "UniformMass"
+      vertexMass = 0.01
+      [[node.node.node.object]]
+      type = "SphereForceField"
+      center = [0.5, 0.2, 0]
+      radius = 0.1
+      stiffness = 3e3
+      damping = 2
+      friction = 0.3
+      slipVelocity = 0.01
+  [[node.node]]
+  name = "wall"
+    [[node.node.object]]
+    type = "RegularGridTopology"
+    min = [0.278, 0.09, 0]
+    max = [0.35, 0.2, 0.1]
+    n = [2, 3, 3]
+    [[node.node.object]]
+    type = "MechanicalObject"
+    name = "dofs"
+    [[node.node.object]]
+    type = "LinearMovementConstraint"  # held where it is: driven, no solver
+    box = [-1, -1, -1, 1, 1, 1]
+    keyTimes = [0]
+    movements = [[0, 0, 0]]
+    [[node.node.object]]
+    type = "TriangleCollisionModel"
+`
+
+// loadContactScene loads contactText with the given linear solver (the
+// lines of its object: type and fields).
+func loadContactScene(t *testing.T, linear string) *graph.Scene {
+	ball, err := filepath.Abs(filepath.Join("..", "..", "scenes", "meshes", "ball.obj"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return graphtest.MustLoad(t, "contacts.toml", fmt.Sprintf(contactText, linear, ball))
+}
+
 // writeBasis writes a 24 × 3 text basis (three smooth fields on the 8
 // points of the modal node's mesh) and returns its path.
 func writeBasis(t *testing.T) string {
@@ -264,6 +408,7 @@ func TestAssemblyThroughMappingsMatchesComputeDf(t *testing.T) {
   tolerance = 1e-10`, `type = "EulerImplicitSolver"`, "iterations = 1000", "iterations = 300", "tolerance = 1e-12", "tolerance = 1e-8")
 		}, 2, "bar/EulerImplicitSolver"},
 		{"framesAffine", func(t *testing.T) *graph.Scene { return shippedScene(t, "frames_affine.toml") }, 3, "bar/EulerImplicitSolver"},
+		{"contacts", func(t *testing.T) *graph.Scene { return loadContactScene(t, `type = "SparseCholeskySolver"`) }, 4, "world/dyn/EulerImplicitSolver"},
 	}
 	const m, b, k = 1.3, -0.05, -0.004
 	for _, c := range cases {
@@ -317,6 +462,14 @@ func TestAssemblyThroughMappingsMatchesComputeDf(t *testing.T) {
 				cols++
 			}
 			t.Logf("%d columns, %d unknowns; worst |A e_j − ComputeDf(e_j)| / |ComputeDf(e_j)|∞ = %.3g; notes %q", cols, n, worst, s.Notes())
+			if c.name == "contacts" {
+				// Every contact matrix is in closed form now.
+				for _, note := range s.Notes() {
+					if strings.Contains(note, "probes") {
+						t.Errorf("contacts probed: %s", note)
+					}
+				}
+			}
 			if cols == 0 || worst > 1e-12 {
 				t.Errorf("assembled system differs from ComputeDf by %.3g relative (want ≤ 1e-12)", worst)
 			}
@@ -338,6 +491,47 @@ func locate(states []graph.State, offsets []int, i int) (graph.State, int) {
 		}
 	}
 	return nil, -1
+}
+
+// TestSparseCholeskyMatchesCGOnContacts runs contactText (contacts under
+// one solver between a rigid body's mapped surface, a clamped FEM block
+// and a sliding FEM cube, against a static wall, and particles in a sphere
+// obstacle; dashpots and friction) with SparseCholeskySolver, whose
+// contact matrices are all in closed form (no probe note), and with CG to
+// a relative residual of 1e-14, and compares the final positions of the
+// cube (which touches the block, the wall and nothing else) relative to
+// its displacement: 1e-8, as TestSparseCholeskyMatchesCGOnMappedScenes.
+func TestSparseCholeskyMatchesCGOnContacts(t *testing.T) {
+	const steps = 30
+	run := func(lin string) (x0, x []float64, notes []string) {
+		s := loadContactScene(t, lin)
+		st := graphtest.Find[graph.State](t, s, "world/dyn/cube/dofs")
+		x0 = append([]float64(nil), st.Vec(graph.Position)...)
+		for i := 0; i < steps; i++ {
+			if err := s.Step(); err != nil {
+				t.Fatalf("step %d: %v", i+1, err)
+			}
+		}
+		return x0, st.Vec(graph.Position), s.Notes()
+	}
+	x0, xc, notes := run(`type = "SparseCholeskySolver"`)
+	for _, note := range notes {
+		if strings.Contains(note, "probes") {
+			t.Errorf("probed: %s", note)
+		}
+	}
+	_, xg, _ := run(`type = "CGLinearSolver"
+    iterations = 20000
+    tolerance = 1e-14`)
+	d, u := 0.0, 0.0
+	for i := range xg {
+		d = math.Max(d, math.Abs(xc[i]-xg[i]))
+		u = math.Max(u, math.Abs(xg[i]-x0[i]))
+	}
+	t.Logf("%d steps: largest displacement %.4g, |x − x_CG|∞ = %.3g (%.3g relative)", steps, u, d, d/u)
+	if u == 0 || d/u > 1e-8 {
+		t.Errorf("states differ by %.3g relative to the displacement (want ≤ 1e-8)", d/u)
+	}
 }
 
 // TestSparseCholeskyMatchesCGOnMappedScenes runs shipped scenes that need
