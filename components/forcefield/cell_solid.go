@@ -181,15 +181,9 @@ type cellSolid struct {
 	argOut     []float64 // target of the current accumulate
 	gatherBody func(lo, hi int)
 
-	// Cell data (on demand): reported gives the stress an element
-	// reports from F, P and the law's cache at a quadrature point (nil:
-	// the Cauchy stress); the element's stress is its volume average.
-	reported   func(F, P *geom.Mat3, cache []float64) geom.Mat3
-	vonMises   []float64
-	density    []float64
-	cellCache  []float64
-	cellBody   func(lo, hi int)
-	cellArrays map[string][]float64
+	// Cell data (on demand; cellData.reported is applied at each
+	// quadrature point and the element's stress is its volume average).
+	cellData
 
 	// Element matrices: block pairs of StiffnessBlocks, the output of
 	// the current KBlocks and each element's offset in it.
@@ -222,8 +216,7 @@ func (s *cellSolid) setup(mesh *cellElements, law material.Law, scale []float64,
 	s.kblocksBody = s.kblocksRange
 	s.gatherBody = func(lo, hi int) { s.mesh.gatherAdd(s.argOut, s.elem, lo, hi) }
 	s.blocks, s.blockStart = nil, nil
-	s.reported = nil
-	s.cellArrays = nil
+	s.resetCells()
 	s.plastic = nil
 }
 
@@ -364,15 +357,11 @@ func (s *cellSolid) CellData() map[string][]float64 {
 		return nil
 	}
 	if s.cellArrays == nil {
-		ne := s.mesh.numElements()
-		s.vonMises = make([]float64, ne)
-		s.density = make([]float64, ne)
-		s.cellCache = make([]float64, s.stride*(ne/cellGrain+1))
-		s.cellBody = s.cellRange
-		s.cellArrays = map[string][]float64{cellVonMises: s.vonMises, cellEnergyDensity: s.density}
+		var plastic []float64
 		if s.plastic != nil {
-			s.cellArrays[cellPlasticStrain] = s.plastic.strain
+			plastic = s.plastic.strain
 		}
+		s.initCells(s.mesh.numElements(), s.stride, cellGrain, s.cellRange, plastic)
 	}
 	s.argX = s.state.Vec(graph.Position)
 	s.elements(s.cellBody)

@@ -307,16 +307,8 @@ type tetSolid struct {
 	argK       float64   // kFactor of the current AddDForce
 
 	// Per-element results for VTU cell data (CellData), computed only
-	// when an exporter asks. reported gives the stress tensor an element
-	// reports from F and the P and cache of the law's StressCached at F,
-	// in world axes or any rotation of them (only its von Mises
-	// invariant is written); nil: the Cauchy stress (cauchyStress).
-	reported   func(F, P *geom.Mat3, cache []float64) geom.Mat3
-	vonMises   []float64 // per element, Pa
-	density    []float64 // strain energy per rest volume, J/m³
-	cellCache  []float64 // law cache per chunk of the element loop (stride each)
-	cellBody   func(lo, hi int)
-	cellArrays map[string][]float64
+	// when an exporter asks.
+	cellData
 
 	// Element matrices (tet_assembly.go): 81 numbers (a 9×9 tangent) per
 	// chunk of the element-matrix loop (index lo/matrixGrain); the block pairs of
@@ -412,8 +404,7 @@ func (s *tetSolid) setup(mesh *tetElements, law material.Law, weight []float64, 
 	s.forceBody = s.forceRange
 	s.dforceBody = s.dforceRange
 	s.energyBody = s.energyRange
-	s.reported = nil
-	s.cellArrays = nil // sized at the first CellData
+	s.resetCells() // sized at the first CellData
 	s.plastic = nil
 }
 
@@ -440,15 +431,11 @@ func (s *tetSolid) CellData() map[string][]float64 {
 		return nil
 	}
 	if s.cellArrays == nil {
-		ne := s.mesh.numElements()
-		s.vonMises = make([]float64, ne)
-		s.density = make([]float64, ne)
-		s.cellCache = make([]float64, s.stride*(ne/elementGrain+1))
-		s.cellBody = s.cellRange
-		s.cellArrays = map[string][]float64{cellVonMises: s.vonMises, cellEnergyDensity: s.density}
+		var plastic []float64
 		if s.plastic != nil {
-			s.cellArrays[cellPlasticStrain] = s.plastic.strain
+			plastic = s.plastic.strain
 		}
+		s.initCells(s.mesh.numElements(), s.stride, elementGrain, s.cellRange, plastic)
 	}
 	s.argX = s.state.Vec(graph.Position)
 	s.asm.elements(s.cellBody)

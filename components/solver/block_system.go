@@ -533,11 +533,12 @@ func allBlockSources(nd *graph.Node) bool {
 	return true
 }
 
-// closedForm reports whether the last assembly had only block sources
-// (the closed-form element and mass blocks): no scalar entries, nothing
-// from the assembly through mappings, no constraint reduction.
+// closedForm reports whether the last assembly was made of block sources
+// only (the closed-form element and mass blocks): no scalar entries (a
+// scalar source may write none, as a contact model out of contact),
+// nothing from the assembly through mappings, no constraint reduction.
 func (s *blockSystem) closedForm() bool {
-	return len(s.rec.rows) == 0 && len(s.mapped.vals) == 0 && !s.hasScalar() && !s.red.active()
+	return len(s.rec.rows) == 0 && len(s.mapped.vals) == 0 && !s.red.active()
 }
 
 func (s *blockSystem) hasScalar() bool {

@@ -100,9 +100,10 @@ func TestSparseCholeskyKeepsAnalysisAsContactsChange(t *testing.T) {
 // TestSparseCholeskyResidualSource: a system of closed-form blocks only
 // (scenes/cantilever.toml) has its residual computed matrix free at the
 // first solve of its analysis and from the assembled matrix afterwards,
-// still at rounding level; one with probed entries (contactBoxScene:
-// penalty, dashpot and friction) matrix free at every solve, so a
-// probed or approximate tangent keeps showing in the residual.
+// still at rounding level; one with scalar entries (contactBoxScene's
+// penalty, dashpot and friction blocks while in contact) matrix free at
+// every solve with such entries, so an approximate tangent would keep
+// showing in the residual.
 func TestSparseCholeskyResidualSource(t *testing.T) {
 	s := loadShippedCantilever(t)
 	lin := graphtest.Find[*solver.SparseCholeskySolver](t, s, "beam/SparseCholeskySolver")
