@@ -48,6 +48,7 @@ type mfCase struct {
 	radius    float64 // GMLS support radius in node spacings L/(nodes − 1) (default: the sampler's NodeRadii)
 	quadratic bool    // Quadratic3 nodes (quadratic GMLS) instead of Affine3
 	thinLaw   string  // DeformationGradientForceField thinLaw (default full)
+	stab      float64 // DeformationGradientForceField thinShearStabilization (default 0)
 }
 
 // section returns the section area and the thin extent t of the bar's
@@ -193,6 +194,9 @@ name = "bar"
 	}
 	if c.thinLaw != "" {
 		text = strings.Replace(text, "    poissonRatio = ", fmt.Sprintf("    thinLaw = %q\n    poissonRatio = ", c.thinLaw), 1)
+	}
+	if c.stab > 0 {
+		text = strings.Replace(text, "    poissonRatio = ", fmt.Sprintf("    thinShearStabilization = %g\n    poissonRatio = ", c.stab), 1)
 	}
 	if !c.lbs {
 		text = strings.Replace(text, "  [[node.object]]\n  type = \"KernelShapeFunction\"\n  supportFactor = 4\n  nbRef = 16\n", "", 1)
@@ -434,6 +438,11 @@ func TestMeshfreeMixedPointFile(t *testing.T) {
 	}
 }
 
+// mixedLimit: the 52-node mixed scene's measured gap to the hexahedral
+// reference (−10.9%) plus 1%: what remains of the junction stiffening
+// (TestMeshfreeMixedScene).
+const mixedLimit = 0.12
+
 // mixedBeamEstimate returns the linear tip deflection of
 // scenes/meshfree_mixed.toml's rod-on-plate under a tip load P, both as
 // Euler–Bernoulli beams in series (plate width b = 0.1 m, thickness
@@ -453,19 +462,27 @@ func mixedBeamEstimate(P float64) float64 {
 
 // TestMeshfreeMixedScene: scenes/meshfree_mixed.toml (a solid block, a
 // shell plate and a rod from one point set, one meshfree model) under a
-// 100× smaller tip load than the scene's, where it is linear, deflects
-// within 20% of the two-segment beam estimate (mixedBeamEstimate), and
-// the sampler makes rod, shell and solid elastons of it (ElastonKind).
-// Measured: −18.6% with the scene's 52 nodes; −14.7%, −11.0%, −11.2% with
-// 80, 120, 200 nodes (MESHFREE_LONG=1 runs them). The model is stiffer
-// than the beams because a node's support spans both sides of a junction:
-// near its root the thin rod's GMLS fit follows the gradients of the
-// plate's nodes, which shortens its free length by about a node spacing
-// (3δ/L_r = 11% for δ = 15 mm) — the junctions converge as the supports
-// shrink, slowly; the block, which beam theory takes as rigid, and the
-// plate's point loading would make the model softer, not stiffer.
+// 100× smaller tip load than the scene's, where it is linear, against the
+// hexahedral FEM of the same solid (mixedHexReference: 1.262e-3 m, 2.8%
+// above the beams in series of mixedBeamEstimate, the junctions' own
+// compliance), and the sampler makes rod, shell and solid elastons of it
+// (ElastonKind).
+//
+// Why it was 21% stiff (−18.6% against the beams): transverse-shear
+// locking of the thin plate (t = 1 cm) and rod (t = 8.7 mm) whose nodes
+// are 3–6 thicknesses apart (TestMeshfreeThinShearLocking), not the
+// reference. With thinShearStabilization = 1 (the scene's) the
+// remaining gap is at the two junctions (plate root in the block, rod
+// root on the plate): the smooth GMLS field cannot follow the jump of
+// curvature there (×17 from plate to rod), so the rod's root and the
+// plate's root are stiffened over about a support. Measured, tip / FEM
+// − 1 (MESHFREE_LONG=1 adds 80, 120 and 200 nodes): see the README
+// table; the limit below is the 52-node figure with a margin of 1%
+// (the discretisation is deterministic: Lloyd iterations from a fixed
+// start).
 func TestMeshfreeMixedScene(t *testing.T) {
 	const P = 2e-5
+	ref, _, _ := mixedHexReference(t, P, 0.005)
 	counts := [][2]int{{52, 156}}
 	if os.Getenv("MESHFREE_LONG") == "1" {
 		counts = append(counts, [2]int{80, 240}, [2]int{120, 360}, [2]int{200, 600})
@@ -474,20 +491,22 @@ func TestMeshfreeMixedScene(t *testing.T) {
 		s := loadFramesScene(t, "../scenes/meshfree_mixed.toml", func(src string) string {
 			src = framesReplaceOnce(t, src, "nodeCount = 52", fmt.Sprintf("nodeCount = %d", c[0]))
 			src = framesReplaceOnce(t, src, "elastonCount = 156", fmt.Sprintf("elastonCount = %d", c[1]))
+			if os.Getenv("MESHFREE_MIXED_FULL") == "1" { // the lecture's law, for the README's comparison
+				src = framesReplaceOnce(t, src, "    thinShearStabilization = 1", "    thinShearStabilization = 0")
+			}
 			return framesReplaceOnce(t, src, "forces = [[0, -0.002, 0]]", fmt.Sprintf("forces = [[0, %g, 0]]", -P))
 		})
-		checkMixed(t, s, P, c)
+		checkMixed(t, s, P, ref, c)
 	}
 }
 
-func checkMixed(t *testing.T, s *graph.Scene, P float64, c [2]int) {
+func checkMixed(t *testing.T, s *graph.Scene, P, ref float64, c [2]int) {
 	if err := s.Step(); err != nil {
 		t.Fatal(err)
 	}
 	st := graphtest.Find[graph.State](t, s, "object/tip/point")
 	d := geom.At(st.Vec(graph.Position), 0).Sub(geom.At(st.Vec(graph.RestPosition), 0))
-	want := mixedBeamEstimate(P)
-	e := -d[1]/want - 1
+	e := -d[1]/ref - 1
 	sm := graphtest.Find[interface{ ElastonKind(int) string }](t, s, "object/sampler")
 	kinds := map[string]int{}
 	h, _, err := graphtest.Find[interface {
@@ -499,9 +518,10 @@ func checkMixed(t *testing.T, s *graph.Scene, P float64, c [2]int) {
 	for i := range h {
 		kinds[sm.ElastonKind(i)]++
 	}
-	t.Logf("%d nodes, %d elastons: tip deflection %.6e m under %g N, beam estimate %.6e m (%+.2f%%); elastons: %v", c[0], c[1], -d[1], P, want, 100*e, kinds)
-	if c[0] == 52 && math.Abs(e) > 0.2 {
-		t.Errorf("tip deflection %.6e m, beam estimate %.6e m: %+.2f%% (limit 20%%)", -d[1], want, 100*e)
+	t.Logf("%d nodes, %d elastons: tip deflection %.6e m under %g N, hexahedral FEM %.6e m (%+.2f%%), beams in series %.6e m (%+.2f%%); elastons: %v",
+		c[0], c[1], -d[1], P, ref, 100*e, mixedBeamEstimate(P), 100*(-d[1]/mixedBeamEstimate(P)-1), kinds)
+	if c[0] == 52 && os.Getenv("MESHFREE_MIXED_FULL") != "1" && math.Abs(e) > mixedLimit {
+		t.Errorf("tip deflection %.6e m, hexahedral FEM %.6e m: %+.2f%% (limit %.0f%%)", -d[1], ref, 100*e, 100*mixedLimit)
 	}
 	for _, k := range []string{"rod", "shell", "solid"} {
 		if kinds[k] == 0 {
@@ -618,6 +638,48 @@ func TestMeshfreeCylinderBuckle(t *testing.T) {
 	}
 	if r := last / classical; r < 0.8 || r > 1.5 {
 		t.Errorf("last stable load %.4g N = %.2f × the classical %.4g N (want 0.8–1.5)", last, r, classical)
+	}
+}
+
+// TestMeshfreeThinShearLocking: a thin cantilever (the bar of
+// TestMeshfreeBarRodShellSolid made 10× thinner: L/h = 200, h = 5 mm) as a
+// rod and as a shell, with 9 and 17 nodes (ℓ/h = 25 and 12.5). With the
+// lecture's law the elastons' transverse shear locks: the GMLS fit of the
+// deflection and the nodes' own section rotations cannot both follow a
+// bent bar (linear GMLS reproduces linear fields only, and the mismatch,
+// of order κℓ, costs G(κℓ)² against the bending energy E κ² h²/12), so the
+// bar is stiffer by a factor growing with ℓ/h — measured 0.819 and 0.902
+// of beam theory (and 0.91, 0.97, 0.98 with 9, 17, 33 nodes at L/h = 100;
+// none at L/h = 20, the bar of the other tests). thinShearStabilization
+// = α scales the transverse shear modulus of thin elastons by h²/(h² +
+// α ℓ²) (the stabilised Reissner–Mindlin shear of Lyly, Stenberg and
+// Vihinen), applied to the centre's shear and to its gradient along the
+// bar; its extra shear compliance is 0.6 α (ℓ/L)² of the bending
+// deflection here (0.9% at 9 nodes with α = 1). With α = 1 both forms
+// are within 1% of beam theory (measured 0.998, 1.000; α = 0.1 leaves
+// 0.984, 0.990), and the locking without it exceeds 5% at 9 nodes.
+func TestMeshfreeThinShearLocking(t *testing.T) {
+	b := mfBar{L: 1, H: 0.005, E: 1e7}
+	I := b.H * b.H * b.H * b.H / 12
+	P := 1e-3 * 3 * b.E * I / (b.L * b.L * b.L)
+	G := b.E / 2
+	want := P*b.L*b.L*b.L/(3*b.E*I) + P*b.L/(5.0/6*G*b.H*b.H)
+	for _, nodes := range []int{9, 17} {
+		for _, form := range []string{"rod", "shell"} {
+			var r [2]float64
+			for k, a := range []float64{0, 1} {
+				u := b.solveLoaded(t, mfCase{form: form, n: 160, nodes: nodes, elastons: 3 * nodes, stab: a,
+					loadAt: []geom.Vec3{{b.L, 0, 0}}, loads: []geom.Vec3{{0, -P, 0}}})
+				r[k] = -u[0][1] / want
+			}
+			t.Logf("%s, %d nodes (ℓ/h = %.1f): tip / beam theory %.4f (lecture's law), %.4f (thinShearStabilization = 1)", form, nodes, b.L/float64(nodes-1)/b.H, r[0], r[1])
+			if math.Abs(r[1]-1) > 0.01 {
+				t.Errorf("%s, %d nodes, stabilised: tip %.4f × beam theory (limit 1%%)", form, nodes, r[1])
+			}
+			if nodes == 9 && r[0] > 0.95 {
+				t.Errorf("%s, 9 nodes, lecture's law: tip %.4f × beam theory: the locking this test documents is gone (update the README)", form, r[0])
+			}
+		}
 	}
 }
 

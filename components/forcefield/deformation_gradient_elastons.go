@@ -3,6 +3,7 @@ package forcefield
 import (
 	"github.com/sofago/sofago/geom"
 	"github.com/sofago/sofago/material"
+	"math"
 )
 
 const f332Size = 36
@@ -154,6 +155,12 @@ type elastonCache struct {
 	// whose normal is column 2 of thinQ, 2 a rod along column 0).
 	thin  int8
 	thinQ geom.Mat3
+	// thinShearStabilization: the factors f of the transverse shears of a
+	// thin sample in its axes thinQ (pairs 01, 12, 20 as in sym6; 1 for
+	// the others); stab is false when every factor is 1.
+	shearF  [3]float64
+	stab    bool
+	thinLaw bool // thinLaw = reduced (with stab: thin holds the form for both)
 }
 
 // elastonKernel integrates one sample's energy in closed form.
@@ -237,6 +244,125 @@ func (k *elastonKernel) hookeThin(e *sym6, thin int8, Q *geom.Mat3) sym6 {
 	var out geom.Mat3
 	mulNTMat(&out, &t, Q)
 	return symOf(&out)
+}
+
+// stabStress returns the stresses s_a = ∂W/∂ε_a of a thin sample with a
+// stabilised transverse shear (thinShearStabilization), for the strains
+// eps (ε₀ at the centre, ε₁..₃ its gradients along the rest axes) and the
+// moment matrix M. In the sample's axes Q (columns q_k) the strains are
+// ε'₀ = Qᵀ ε₀ Q and ε'_k = Qᵀ (Σ_a Q_ak ε_a) Q (the gradient along q_k),
+// the moments M'₀₀ = M₀₀, M'₀ₖ = Σ_a M₀ₐ Q_ak, M'_kl = (Qᵀ M₂ Q)_kl; the
+// transverse shears (a thin direction with a non-thin one) of ε'₀ and of
+// the gradients along non-thin directions are scaled by √f, the others
+// kept, and
+//
+//	W = ½ Σ_kl M'_kl ε̃'_k : C_kl : ε̃'_l
+//
+// (C_kl the law of the gradient terms, condensed with thinLaw = reduced,
+// C elsewhere): a positive semi-definite quadratic form, the lecture's
+// energy for f = 1. The returned s_a are its exact derivatives (the
+// adjoint of the same linear map).
+func (k *elastonKernel) stabStress(c *elastonCache, M *[4][4]float64, eps *[4]sym6) (out [4]sym6) {
+	Q := &c.thinQ
+	// Which gradient directions (1..3 = along q₀..q₂) are non-thin, and
+	// the √f per sym6 shear slot (3: 01, 4: 12, 5: 20).
+	var along [4]bool
+	along[0] = true
+	switch c.thin {
+	case 1:
+		along[1], along[2] = true, true
+	default:
+		along[1] = true
+	}
+	var sq [6]float64
+	for i := range sq {
+		sq[i] = 1
+	}
+	for p := 0; p < 3; p++ {
+		sq[3+p] = math.Sqrt(c.shearF[p])
+	}
+	rot := func(e *sym6) sym6 { // Qᵀ e Q
+		E := e.full()
+		var t, l geom.Mat3
+		mulTN(&t, Q, &E)
+		mulNN(&l, &t, Q)
+		return symOf(&l)
+	}
+	unrot := func(e *sym6) sym6 { // Q e Qᵀ
+		E := e.full()
+		var t, l geom.Mat3
+		mulNN(&t, Q, &E)
+		mulNTMat(&l, &t, Q)
+		return symOf(&l)
+	}
+	// Strains in the sample's axes, scaled.
+	var ep [4]sym6
+	ep[0] = rot(&eps[0])
+	for kk := 1; kk < 4; kk++ {
+		var g sym6
+		for a := 1; a < 4; a++ {
+			axpy6(&g, Q[3*(a-1)+kk-1], &eps[a])
+		}
+		ep[kk] = rot(&g)
+	}
+	for kk := 0; kk < 4; kk++ {
+		if along[kk] {
+			for i := 3; i < 6; i++ {
+				ep[kk][i] *= sq[i]
+			}
+		}
+	}
+	// Moments in the sample's axes.
+	var Mp [4][4]float64
+	Mp[0][0] = M[0][0]
+	for kk := 1; kk < 4; kk++ {
+		for a := 1; a < 4; a++ {
+			Mp[0][kk] += M[0][a] * Q[3*(a-1)+kk-1]
+		}
+		Mp[kk][0] = Mp[0][kk]
+		for l := 1; l < 4; l++ {
+			for a := 1; a < 4; a++ {
+				for b := 1; b < 4; b++ {
+					Mp[kk][l] += Q[3*(a-1)+kk-1] * M[a][b] * Q[3*(b-1)+l-1]
+				}
+			}
+		}
+	}
+	var Ce, Cr [4]sym6
+	id := geom.Identity3()
+	for kk := 0; kk < 4; kk++ {
+		Ce[kk] = k.hooke(&ep[kk])
+		if c.thin != 0 && c.thinLaw && kk > 0 {
+			Cr[kk] = k.hookeThin(&ep[kk], c.thin, &id)
+		}
+	}
+	var sp [4]sym6
+	for kk := 0; kk < 4; kk++ {
+		for l := 0; l < 4; l++ {
+			if Mp[kk][l] == 0 {
+				continue
+			}
+			if c.thinLaw && kk > 0 && l > 0 {
+				axpy6(&sp[kk], Mp[kk][l], &Cr[l])
+			} else {
+				axpy6(&sp[kk], Mp[kk][l], &Ce[l])
+			}
+		}
+		if along[kk] {
+			for i := 3; i < 6; i++ {
+				sp[kk][i] *= sq[i]
+			}
+		}
+	}
+	// Back to the rest axes: s₀ = Q s'₀ Qᵀ, s_a = Σ_k Q_ak Q s'_k Qᵀ.
+	out[0] = unrot(&sp[0])
+	for kk := 1; kk < 4; kk++ {
+		g := unrot(&sp[kk])
+		for a := 1; a < 4; a++ {
+			axpy6(&out[a], Q[3*(a-1)+kk-1], &g)
+		}
+	}
+	return out
 }
 
 // mulNTMat sets o = a bᵀ.
@@ -388,9 +514,13 @@ func (k *elastonKernel) coroForce(c *elastonCache, m []float64, ep *[4]sym6) (W 
 			Cr[a] = k.hookeThin(&eps[a], c.thin, &c.thinQ)
 		}
 	}
+	var st [4]sym6
+	if c.stab {
+		st = k.stabStress(c, &M, &eps)
+	}
 	for a := 0; a < 4; a++ {
 		var s sym6
-		for b := 0; b < 4; b++ {
+		for b := 0; b < 4 && !c.stab; b++ {
 			if M[a][b] != 0 {
 				if c.thin != 0 && a > 0 && b > 0 {
 					axpy6(&s, M[a][b], &Cr[b])
@@ -398,6 +528,9 @@ func (k *elastonKernel) coroForce(c *elastonCache, m []float64, ep *[4]sym6) (W 
 					axpy6(&s, M[a][b], &Ce[b])
 				}
 			}
+		}
+		if c.stab {
+			s = st[a]
 		}
 		if k.reduced {
 			reduce(&s, shearDrop[a])
@@ -443,21 +576,26 @@ func (k *elastonKernel) coroDForce(c *elastonCache, m []float64, dF *[4]geom.Mat
 			}
 		}
 	}
-	var dCe, dCr [4]sym6
+	var dCe, dCr, de [4]sym6
 	for a := 0; a < 4; a++ {
 		e := symOf(&dY[a])
 		if k.reduced {
 			reduce(&e, shearDrop[a])
 		}
+		de[a] = e
 		dCe[a] = k.hooke(&e)
 		if c.thin != 0 && a > 0 {
 			dCr[a] = k.hookeThin(&e, c.thin, &c.thinQ)
 		}
 	}
+	var dst [4]sym6
+	if c.stab {
+		dst = k.stabStress(c, &M, &de)
+	}
 	var dsig [4]geom.Mat3
 	for a := 0; a < 4; a++ {
 		var s sym6
-		for b := 0; b < 4; b++ {
+		for b := 0; b < 4 && !c.stab; b++ {
 			if M[a][b] != 0 {
 				if c.thin != 0 && a > 0 && b > 0 {
 					axpy6(&s, M[a][b], &dCr[b])
@@ -465,6 +603,9 @@ func (k *elastonKernel) coroDForce(c *elastonCache, m []float64, dF *[4]geom.Mat
 					axpy6(&s, M[a][b], &dCe[b])
 				}
 			}
+		}
+		if c.stab {
+			s = dst[a]
 		}
 		if k.reduced {
 			reduce(&s, shearDrop[a])
@@ -609,7 +750,7 @@ func (k *elastonKernel) energy(F *[4]geom.Mat3, m []float64, ep *[4]sym6, sc *el
 	var c elastonCache
 	c.F = *F
 	if sc != nil {
-		c.thin, c.thinQ = sc.thin, sc.thinQ
+		c.thin, c.thinQ, c.shearF, c.stab, c.thinLaw = sc.thin, sc.thinQ, sc.shearF, sc.stab, sc.thinLaw
 	}
 	W, _ := k.force(&c, m, ep)
 	return W

@@ -115,10 +115,21 @@ func (s *testRegionSampler) SampleThinAxes() ([]int8, []geom.Mat3, error) {
 	return kinds, axes, nil
 }
 
+// SampleNodeSpacings: 0.3 (a few region sizes, thinShearStabilization).
+func (s *testRegionSampler) SampleNodeSpacings() ([]float64, error) {
+	s.build()
+	out := make([]float64, s.Count)
+	for i := range out {
+		out[i] = 0.3
+	}
+	return out, nil
+}
+
 var (
-	_ SampleMomentProvider     = (*testRegionSampler)(nil)
-	_ SampleQuadratureProvider = (*testRegionSampler)(nil)
-	_ SampleThinAxesProvider   = (*testRegionSampler)(nil)
+	_ SampleNodeSpacingProvider = (*testRegionSampler)(nil)
+	_ SampleMomentProvider      = (*testRegionSampler)(nil)
+	_ SampleQuadratureProvider  = (*testRegionSampler)(nil)
+	_ SampleThinAxesProvider    = (*testRegionSampler)(nil)
 )
 
 func init() {
@@ -586,5 +597,47 @@ name = "n"
 `))
 	if err == nil || !strings.Contains(err.Error(), "thinLaw = reduced") {
 		t.Errorf("StVenantKirchhoff with thinLaw = reduced: error %v", err)
+	}
+}
+
+// TestF332ThinShearStabilizationFixture: with thinShearStabilization the
+// force field passes the fixture (force = −∇energy, AddDForce = the
+// differences of AddForce) on random samples (a third each solid, shell,
+// rod with random axes; rotated, strained ~20%, inverted ones among them),
+// alone and with thinLaw = reduced; a solid sample's energy is the full
+// law's (1e-12), a thin one's strictly below it, and α → 0 gives the full
+// law back (α = 1e-12: 1e-9).
+func TestF332ThinShearStabilizationFixture(t *testing.T) {
+	rng := rand.New(rand.NewPCG(43, 1))
+	x := randomF332(rng, 12, 0.2, 1, true)
+	for _, law := range []string{material.NameCorotationalLinear, material.NameLinear} {
+		for _, extra := range []string{"", "\n  thinLaw = \"reduced\""} {
+			t.Run(law+extra, func(t *testing.T) {
+				fields := fmt.Sprintf("materialName = %q\n  youngModulus = 1e6\n  poissonRatio = 0.35", law) + extra
+				ff, st := loadF332(t, x, "seed = 3\n  count = 12\n  order = 2", fields+"\n  thinShearStabilization = 2")
+				graphtest.CheckForceField(t, ff, graph.F332, st.Vec(graph.Position), nil, graphtest.Options{Seed: 7, Trials: 4, Tolerance: fdTolerance, Step: 1e-7})
+				full, _ := loadF332(t, x, "seed = 3\n  count = 12\n  order = 2", fields)
+				tiny, _ := loadF332(t, x, "seed = 3\n  count = 12\n  order = 2", fields+"\n  thinShearStabilization = 1e-12")
+				for i := 0; i < 12; i++ {
+					xi := append([]float64(nil), x...)
+					for j := 0; j < 12; j++ {
+						if j != i {
+							clear(xi[36*j : 36*j+36])
+							xi[36*j], xi[36*j+4], xi[36*j+8] = 1, 1, 1
+						}
+					}
+					ws, wf, wt := ff.PotentialEnergy(xi), full.PotentialEnergy(xi), tiny.PotentialEnergy(xi)
+					if math.Abs(wt-wf) > 1e-9*wf {
+						t.Errorf("sample %d: energy with α = 1e-12 %.15g, full law %.15g", i, wt, wf)
+					}
+					if i%3 == 0 && math.Abs(ws-wf) > 1e-12*wf {
+						t.Errorf("solid sample %d: energy %.15g, full law %.15g", i, ws, wf)
+					}
+					if i%3 != 0 && !(ws < wf*(1-1e-6)) {
+						t.Errorf("thin sample %d: energy %.15g, not below the full law's %.15g", i, ws, wf)
+					}
+				}
+			})
+		}
 	}
 }

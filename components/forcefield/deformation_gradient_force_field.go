@@ -79,16 +79,17 @@ import (
 // results are bitwise identical for any number of workers.
 type DeformationGradientForceField struct {
 	graph.ObjectBase
-	MaterialName     string     `toml:"materialName" doc:"material law: StVenantKirchhoff, NeoHookean, StableNeoHookean, CorotationalLinear, Linear (see package material)" enum:"StVenantKirchhoff,NeoHookean,StableNeoHookean,CorotationalLinear,Linear"`
-	YoungModulus     float64    `toml:"youngModulus" doc:"Young's modulus E (of samples without their own)" unit:"Pa" range:"(0,inf)"`
-	PoissonRatio     float64    `toml:"poissonRatio" doc:"Poisson's ratio ν" range:"(-1,0.5)"`
-	BulkModulus      float64    `toml:"bulkModulus" doc:"k of the volume-preservation energy k/2 (det F − 1)² per unit volume (Gilles et al. 2011, appendix B); 0 disables it" unit:"Pa" range:"[0,inf)"`
-	VolumesIn        []float64  `toml:"volumes" doc:"volume of each sample, in the order of the F331 state (default: from the sampler)" unit:"m^3" range:"[0,inf)"`
-	YoungPerSampleIn []float64  `toml:"youngModulusPerSample" doc:"Young's modulus of each sample (default: the sampler's, if it has them, else youngModulus)" unit:"Pa" range:"(0,inf)"`
-	Samples          graph.Link `toml:"samples" doc:"sampler giving the sample volumes (a SampleVolumeProvider; for F332 samples also the region moments and voxels); default: volumes, else a sampler in this node or the nearest ancestor"`
-	Quadrature       string     `toml:"quadrature" doc:"F332 samples: auto (moments where the energy is a polynomial over the region: CorotationalLinear, Linear, StVenantKirchhoff; voxels otherwise), moments (closed form from the sampler's region moments), or voxels (the law at the centre of every voxel of the region)" enum:"auto,moments,voxels"`
-	ThinLaw          string     `toml:"thinLaw" doc:"F332 samples of thin regions (CorotationalLinear, Linear): full (the lecture's one isotropic C for every elaston) or reduced (on the strain-gradient terms of a sample its sampler reports thin, the law condensed across the thin directions: plane stress for a shell, uniaxial stress for a rod; with linear GMLS or affine nodes, which cannot relax the strain's change across the thickness, a thin region with ν ≠ 0 is otherwise too stiff in bending); needs a sampler giving the thin axes (MeshfreeSampler)" enum:"full,reduced"`
-	ShearIntegration string     `toml:"shearIntegration" doc:"F332 samples, closed forms (CorotationalLinear, Linear, StVenantKirchhoff): full (the energy of the whole strain field over the region) or reduced (selective reduced integration of shear in the rest axes: ε̃_ij(d) = ε_ij(d with d_i = d_j = 0) for i ≠ j, so ε_xy keeps only its z-variation, ε_xz its y-, ε_yz its x-variation; cures the shear locking of rigid frames along bars lying on an axis; refused for Affine3 and Quadratic3 frames, which do not lock and whose own bend it would leave without stiffness)" enum:"full,reduced"`
+	MaterialName           string     `toml:"materialName" doc:"material law: StVenantKirchhoff, NeoHookean, StableNeoHookean, CorotationalLinear, Linear (see package material)" enum:"StVenantKirchhoff,NeoHookean,StableNeoHookean,CorotationalLinear,Linear"`
+	YoungModulus           float64    `toml:"youngModulus" doc:"Young's modulus E (of samples without their own)" unit:"Pa" range:"(0,inf)"`
+	PoissonRatio           float64    `toml:"poissonRatio" doc:"Poisson's ratio ν" range:"(-1,0.5)"`
+	BulkModulus            float64    `toml:"bulkModulus" doc:"k of the volume-preservation energy k/2 (det F − 1)² per unit volume (Gilles et al. 2011, appendix B); 0 disables it" unit:"Pa" range:"[0,inf)"`
+	VolumesIn              []float64  `toml:"volumes" doc:"volume of each sample, in the order of the F331 state (default: from the sampler)" unit:"m^3" range:"[0,inf)"`
+	YoungPerSampleIn       []float64  `toml:"youngModulusPerSample" doc:"Young's modulus of each sample (default: the sampler's, if it has them, else youngModulus)" unit:"Pa" range:"(0,inf)"`
+	Samples                graph.Link `toml:"samples" doc:"sampler giving the sample volumes (a SampleVolumeProvider; for F332 samples also the region moments and voxels); default: volumes, else a sampler in this node or the nearest ancestor"`
+	Quadrature             string     `toml:"quadrature" doc:"F332 samples: auto (moments where the energy is a polynomial over the region: CorotationalLinear, Linear, StVenantKirchhoff; voxels otherwise), moments (closed form from the sampler's region moments), or voxels (the law at the centre of every voxel of the region)" enum:"auto,moments,voxels"`
+	ThinLaw                string     `toml:"thinLaw" doc:"F332 samples of thin regions (CorotationalLinear, Linear): full (the lecture's one isotropic C for every elaston) or reduced (on the strain-gradient terms of a sample its sampler reports thin, the law condensed across the thin directions: plane stress for a shell, uniaxial stress for a rod; with linear GMLS or affine nodes, which cannot relax the strain's change across the thickness, a thin region with ν ≠ 0 is otherwise too stiff in bending); needs a sampler giving the thin axes (MeshfreeSampler)" enum:"full,reduced"`
+	ShearIntegration       string     `toml:"shearIntegration" doc:"F332 samples, closed forms (CorotationalLinear, Linear, StVenantKirchhoff): full (the energy of the whole strain field over the region) or reduced (selective reduced integration of shear in the rest axes: ε̃_ij(d) = ε_ij(d with d_i = d_j = 0) for i ≠ j, so ε_xy keeps only its z-variation, ε_xz its y-, ε_yz its x-variation; cures the shear locking of rigid frames along bars lying on an axis; refused for Affine3 and Quadratic3 frames, which do not lock and whose own bend it would leave without stiffness)" enum:"full,reduced"`
+	ThinShearStabilization float64    `toml:"thinShearStabilization" doc:"F332 samples of thin regions (CorotationalLinear, Linear): α > 0 scales the transverse shear modulus of the membrane term of every sample its sampler reports thin (a shell's two shears with its normal, a rod's two with its axis) by h²/(h² + α ℓ²), h the sample's extent across, ℓ the node spacing at the sample (the stabilised Reissner–Mindlin shear of Lyly, Stenberg and Vihinen 1993): removes the transverse-shear locking of thin rods and shells whose nodes are several thicknesses apart, adding a shear compliance of order α (ℓ/L)²; 0 (default) is the lecture's law; needs a sampler giving thin axes and node spacings (MeshfreeSampler)" range:"[0,inf)"`
 	// Plasticity: per sample, plastic membrane and bending strains (F332)
 	// or a plastic strain (F331); see deformation_gradient_plasticity.go.
 	Plasticity
@@ -175,6 +176,13 @@ type SampleThinAxesProvider interface {
 	SampleThinAxes() (kinds []int8, axes []geom.Mat3, err error)
 }
 
+// SampleNodeSpacingProvider is implemented by samplers that place the
+// nodes too (shapefunction.MeshfreeSampler), for thinShearStabilization:
+// per sample the node spacing ℓ there.
+type SampleNodeSpacingProvider interface {
+	SampleNodeSpacings() ([]float64, error)
+}
+
 // sampleQuadrature is the voxel quadrature of F332 samples.
 type sampleQuadrature struct {
 	offsets, volumes, stiffness []float64
@@ -224,6 +232,12 @@ func (c *DeformationGradientForceField) Validate() error {
 		}
 	default:
 		return fmt.Errorf("thinLaw = %q: want full or reduced", c.ThinLaw)
+	}
+	if !(c.ThinShearStabilization >= 0) || math.IsInf(c.ThinShearStabilization, 0) {
+		return fmt.Errorf("thinShearStabilization = %g must be non-negative and finite", c.ThinShearStabilization)
+	}
+	if c.ThinShearStabilization > 0 && (c.Quadrature == "voxels" || (c.MaterialName != "CorotationalLinear" && c.MaterialName != "Linear")) {
+		return fmt.Errorf("thinShearStabilization is defined on the closed forms of CorotationalLinear and Linear (a quadratic energy over the region), not for %s with quadrature = %s", c.MaterialName, c.Quadrature)
 	}
 	switch c.ShearIntegration {
 	case "", "full":
@@ -429,6 +443,62 @@ func (c *DeformationGradientForceField) checkReducedParents() error {
 	return nil
 }
 
+// initShearStabilization sets the transverse-shear factors of the thin
+// samples (thinShearStabilization = α): for each thin direction q_k of a
+// sample (a shell's normal, a rod's two section axes) the shear of q_k
+// with the in-plane directions (shell) or the axis (rod) is scaled by
+// f_k = h_k²/(h_k² + α ℓ²), h_k² = 12 q_kᵀ S q_k / V the sample's extent
+// along q_k from its second moments S, ℓ the sampler's node spacing there.
+func (c *DeformationGradientForceField) initShearStabilization(n int) error {
+	tp, ok1 := c.volProv.(SampleThinAxesProvider)
+	sp, ok2 := c.volProv.(SampleNodeSpacingProvider)
+	if c.volProv == nil || !ok1 || !ok2 {
+		return errors.New("thinShearStabilization needs the thin directions and node spacings of every sample: take the samples from a MeshfreeSampler")
+	}
+	kinds, axes, err := tp.SampleThinAxes()
+	if err != nil {
+		return fmt.Errorf("thin axes from %q: %w", c.volProv.Base().Path(), err)
+	}
+	ell, err := sp.SampleNodeSpacings()
+	if err != nil {
+		return fmt.Errorf("node spacings from %q: %w", c.volProv.Base().Path(), err)
+	}
+	if len(kinds) != n || len(axes) != n || len(ell) != n {
+		return fmt.Errorf("thin axes and node spacings of %d, %d, %d samples for %d F332 samples", len(kinds), len(axes), len(ell), n)
+	}
+	a := c.ThinShearStabilization
+	for s := range c.ecache {
+		ec := &c.ecache[s]
+		ec.shearF = [3]float64{1, 1, 1}
+		if kinds[s] == 0 {
+			continue
+		}
+		M := momentMatrix(c.moments[geom.NumMoments*s : geom.NumMoments*(s+1)])
+		V := M[0][0]
+		Q := axes[s]
+		f := func(k int) float64 {
+			q := Q.Col(k)
+			h2 := 0.0
+			for i := 0; i < 3; i++ {
+				for j := 0; j < 3; j++ {
+					h2 += q[i] * M[1+i][1+j] * q[j]
+				}
+			}
+			h2 *= 12 / V
+			return h2 / (h2 + a*ell[s]*ell[s])
+		}
+		// Pairs 01, 12, 20 in the sample's axes.
+		if kinds[s] == 1 { // shell, normal = column 2: shears 12 and 20
+			fn := f(2)
+			ec.shearF = [3]float64{1, fn, fn}
+		} else { // rod, axis = column 0: shears 01 and 20
+			ec.shearF = [3]float64{f(1), 1, f(2)}
+		}
+		ec.thin, ec.thinQ, ec.stab = kinds[s], Q, true
+	}
+	return nil
+}
+
 // initF332 reads the moments (and the voxel quadrature) of n F332
 // samples and sets up their integration.
 func (c *DeformationGradientForceField) initF332(n int) error {
@@ -477,7 +547,12 @@ func (c *DeformationGradientForceField) initF332(n int) error {
 				return fmt.Errorf("thin axes of %d samples for %d F332 samples", len(kinds), n)
 			}
 			for s := range c.ecache {
-				c.ecache[s].thin, c.ecache[s].thinQ = kinds[s], axes[s]
+				c.ecache[s].thin, c.ecache[s].thinQ, c.ecache[s].thinLaw = kinds[s], axes[s], kinds[s] != 0
+			}
+		}
+		if c.ThinShearStabilization > 0 {
+			if err := c.initShearStabilization(n); err != nil {
+				return err
 			}
 		}
 		return nil
