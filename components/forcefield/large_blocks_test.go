@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"regexp"
 	"testing"
+
+	"github.com/sofago/sofago/sparse"
 )
 
 // TestLargeBlocksGenerated: large_blocks_amd64.s is the output of
@@ -180,6 +182,56 @@ func TestLargeForces4MatchesScalar(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestLargeAddKBlocksMatchesScalar: AddKBlocks through the AVX kernel and
+// addBlocks adds exactly (==) what the scalar path adds, into a matrix
+// that already holds values (the adds accumulate, block by block, in
+// element order), and KBlocks writes exactly the scalar blocks.
+func TestLargeAddKBlocksMatchesScalar(t *testing.T) {
+	if !useLargeAVX {
+		t.Skip("no AVX")
+	}
+	_, ts, x := loadBlockCase(t, blockCase{"FEM/large/exact", "TetrahedronFEMForceField",
+		"method = \"large\"\n  youngModulus = 1e6\n  poissonRatio = 0.35"})
+	defer func() { useLargeAVX = true; ts.asm.setWorkers(0) }()
+	ts.asm.setWorkers(1)
+	as, err := sparse.NewBSR3Assembly(len(x)/3, [][]int32{ts.StiffnessBlocks()}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pos := as.Positions(0)
+	run := func(avx bool) ([]float64, []float64) {
+		useLargeAVX = avx
+		dst := make([]float64, len(as.A.Val))
+		for i := range dst {
+			dst[i] = float64(i%7) - 3 // values already there
+		}
+		if !ts.AddKBlocks(dst, pos, -1.5) {
+			t.Fatal("AddKBlocks declined on one worker")
+		}
+		vals := make([]float64, 144*ts.mesh.numElements())
+		ts.KBlocks(vals, -1.5)
+		return dst, vals
+	}
+	wantDst, wantVals := run(false)
+	gotDst, gotVals := run(true)
+	tol := 0.0 // exact, unless the compiler fuses the scalar code's multiply-adds
+	if goFusesMultiplyAdd {
+		for _, v := range wantVals {
+			tol = math.Max(tol, 1e-13*math.Abs(v))
+		}
+	}
+	for i := range wantDst {
+		if !(math.Abs(gotDst[i]-wantDst[i]) <= tol) {
+			t.Fatalf("AddKBlocks value %d: AVX %v, scalar %v", i, gotDst[i], wantDst[i])
+		}
+	}
+	for i := range wantVals {
+		if !(math.Abs(gotVals[i]-wantVals[i]) <= tol) {
+			t.Fatalf("KBlocks value %d: AVX %v, scalar %v", i, gotVals[i], wantVals[i])
 		}
 	}
 }
