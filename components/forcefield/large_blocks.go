@@ -146,3 +146,75 @@ func (s *tetSolid) largeForceRange(lo, hi int) {
 		}
 	}
 }
+
+// largeDForceGroup is the working memory of largeDForces4, the AVX kernel
+// of method "large"'s force differentials (AddDForce), four tetrahedra at
+// a time as largeGroup: the inputs are the vertices' displacements, Dm⁻¹,
+// the element's cache, −wₑ·kFactor, a sign mask, μ and λ; the outputs
+// the corner force differentials (the slot numbers of
+// large_blocks_gen.go).
+type largeDForceGroup struct {
+	v [4 * largeDNumSlots]float64
+}
+
+const (
+	largeDSlotX    = 0
+	largeDSlotB    = 12
+	largeDSlotCC   = 21
+	largeDSlotS    = 48
+	largeDSlotSign = 49
+	largeDSlotMu   = 50
+	largeDSlotLam  = 51
+	largeDSlotF    = 52
+	largeDNumSlots = 408
+)
+
+// largeDForceRange is dforceRange for method "large" with its exact
+// tangent through the AVX kernel largeDForces4: the same operations in
+// the same order as gradientTo, largeDStress and nodalForces, lane by
+// lane, so every element's force differentials are exactly the scalar
+// ones.
+func (s *tetSolid) largeDForceRange(lo, hi int) {
+	m, dx, kf := s.mesh, s.argX, s.argK
+	var g largeDForceGroup
+	v := g.v[:]
+	for l := 0; l < 4; l++ {
+		v[4*largeDSlotSign+l] = math.Copysign(0, -1)
+		v[4*largeDSlotMu+l] = s.largeExact.mu
+		v[4*largeDSlotLam+l] = s.largeExact.lambda
+	}
+	for e0 := lo; e0 < hi; e0 += 4 {
+		n := min(4, hi-e0)
+		for l := 0; l < 4; l++ {
+			e := e0 + l
+			if l >= n {
+				e = e0
+			}
+			ix := m.idx[4*e : 4*e+4 : 4*e+4]
+			for c, p := range ix {
+				xp := dx[3*int(p) : 3*int(p)+3 : 3*int(p)+3]
+				xs := v[4*(largeDSlotX+3*c)+l : 4*(largeDSlotX+3*c)+l+9 : 4*(largeDSlotX+3*c)+l+9]
+				xs[0], xs[4], xs[8] = xp[0], xp[1], xp[2]
+			}
+			B := m.dmInv[9*e : 9*e+9 : 9*e+9]
+			bs := v[4*largeDSlotB+l : 4*largeDSlotB+l+33 : 4*largeDSlotB+l+33]
+			for j, b := range B {
+				bs[4*j] = b
+			}
+			cc := s.cache[strideLarge*e : strideLarge*e+strideLarge : strideLarge*e+strideLarge]
+			cs := v[4*largeDSlotCC+l : 4*largeDSlotCC+l+4*26+1 : 4*largeDSlotCC+l+4*26+1]
+			for i, c := range cc {
+				cs[4*i] = c
+			}
+			v[4*largeDSlotS+l] = -s.weight[e] * kf
+		}
+		largeDForces4(&g)
+		for l := 0; l < n; l++ {
+			e := e0 + l
+			el := s.elem[12*e : 12*e+12 : 12*e+12]
+			for i := range el {
+				el[i] = v[4*(largeDSlotF+i)+l]
+			}
+		}
+	}
+}

@@ -32,3 +32,6 @@ var useLargeAVX = hasAVX()
 
 //go:noescape
 func largeForces4(grp *largeForceGroup)
+
+//go:noescape
+func largeDForces4(grp *largeDForceGroup)

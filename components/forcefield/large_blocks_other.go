@@ -9,3 +9,5 @@ var useLargeAVX = false
 func largeBlocks4(*largeGroup) { panic("forcefield: largeBlocks4 without AVX") }
 
 func largeForces4(*largeForceGroup) { panic("forcefield: largeForces4 without AVX") }
+
+func largeDForces4(*largeDForceGroup) { panic("forcefield: largeDForces4 without AVX") }

@@ -573,6 +573,10 @@ func (s *tetSolid) forceRange(lo, hi int) {
 }
 
 func (s *tetSolid) dforceRange(lo, hi int) {
+	if s.largeExact != nil && useLargeAVX {
+		s.largeDForceRange(lo, hi)
+		return
+	}
 	m, dx, st, diff, kf := s.mesh, s.argX, s.stride, s.diff, s.argK
 	k := 18 * (lo / elementGrain)
 	dF, dP := s.scratch[k:k+9:k+9], s.scratch[k+9:k+18:k+18]
