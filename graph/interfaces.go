@@ -477,6 +477,41 @@ type SparseJacobianMapping interface {
 	JacobianEntries(m MatrixAccumulator)
 }
 
+// RowKroneckerJacobian describes the constant Jacobian of a linear
+// mapping that acts on the three rows of its DOFs alike: a child DOF is a
+// 3×c matrix Y, a parent DOF a 3×q matrix X, and
+//
+//	Y_p[r][col] = Σ_{e ∈ p} Σ_m X_{Parents[e]}[r][m] · Coef[e·q·c + m·c + col]
+//
+// for every row r, with p's entries e in [Offsets[p], Offsets[p+1]): the
+// block of J at (child DOF p, parent DOF k) is I₃ ⊗ Bₑᵀ, Bₑ the q×c
+// matrix of entry e (m-major). Linear blend skinning of affine and
+// quadratic frames and GMLS nodes (X = [t | A], one column per basis
+// function) have this form. ChildIndex[r·c + col] is the storage index of
+// Y[r][col] in the child's derivative layout (3c numbers), ParentIndex[r·q
+// + m] that of X[r][m] in the parent's (3q numbers).
+type RowKroneckerJacobian struct {
+	ChildCols, ParentCols int
+	ChildIndex            []int
+	ParentIndex           []int
+	Offsets               []int
+	Parents               []int
+	Coef                  []float64
+}
+
+// RowKroneckerMapping is implemented by linear mappings whose Jacobian is
+// a RowKroneckerJacobian: a solver assembling the system of a subtree then
+// forms Jᵀ K J of a block-diagonal K (one block per child DOF) by dense
+// products per (child DOF, parent DOF pair) straight into 3×3 blocks,
+// instead of through scalar entries. RowKroneckerJacobian returns nil when
+// the mapping is not of this form (rigid frames); the result is constant
+// and the same pointer until the mapping is re-initialised (solvers key
+// their pattern on it). Read only.
+type RowKroneckerMapping interface {
+	Mapping
+	RowKroneckerJacobian() *RowKroneckerJacobian
+}
+
 // BlockDiagonalStiffness is implemented by force fields whose K = ∂f/∂x
 // and B = ∂f/∂v couple only the components of each DOF with one another
 // (one DerivSize × DerivSize block per DOF: penalty contacts against

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sofago/sofago/graph"
 	"github.com/sofago/sofago/graph/graphtest"
 )
 
@@ -130,18 +131,43 @@ func BenchmarkGMLSSolidImplicitStep(b *testing.B) {
   product = "assembled"
   tolerance = 1e-8
   iterations = 1000`, 0.03},
+		{"r=0.03/PCG-warp", `type = "PCGLinearSolver"
+  preconditioner = "warp"
+  tolerance = 1e-8
+  iterations = 1000`, 0.03},
+		{"r=0.045/PCG-warp", `type = "PCGLinearSolver"
+  preconditioner = "warp"
+  tolerance = 1e-8
+  iterations = 1000`, 0.045},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			s := graphtest.MustLoad(b, "gmls_bar.toml", gmlsBarScene("Affine3", c.solver, c.radius))
 			if err := s.Step(); err != nil { // leave the rest state
 				b.Fatal(err)
 			}
+			var ls interface{ LastStats() graph.LinearStats }
+			if strings.Contains(c.solver, "PCGLinearSolver") {
+				ls = graphtest.Find[interface{ LastStats() graph.LinearStats }](b, s, "bar/PCGLinearSolver")
+			}
+			iters := 0
+			cpu0 := cpuNanos()
 			for b.Loop() {
 				if err := s.Step(); err != nil {
 					b.Fatal(err)
 				}
+				if ls != nil {
+					st := ls.LastStats()
+					if !st.Converged {
+						b.Fatalf("PCG not converged: %d iterations, residual %g", st.Iterations, st.Residual)
+					}
+					iters += st.Iterations
+				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1000, "ns/node")
+			b.ReportMetric(float64(cpuNanos()-cpu0)/1e9/float64(b.N), "cpu-s/step")
+			if ls != nil {
+				b.ReportMetric(float64(iters)/float64(b.N), "iters/step")
+			}
 		})
 	}
 }

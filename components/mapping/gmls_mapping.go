@@ -64,6 +64,7 @@ type GMLSMapping struct {
 	lay     childLayout
 	bG, bg  []float64
 	loop    chunkedLoop
+	kron    *graph.RowKroneckerJacobian // J for assembled solvers (built on demand)
 }
 
 func init() {
@@ -208,6 +209,7 @@ func (m *GMLSMapping) initialise(reinit bool) error {
 		return errors.New("no points to map: the rest point list is empty")
 	}
 	m.nodes = nodes
+	m.kron = nil
 	m.lay = newChildLayout(derivs == 0, derivs == 2)
 	// The shape functions chunk by chunk of points, each turned into blocks
 	// at once: the blocks are all that is kept, and the peak memory stays

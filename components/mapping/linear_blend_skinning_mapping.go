@@ -77,6 +77,7 @@ type LinearBlendSkinningMapping struct {
 
 	// The general path (F332 children; see skinning_blocks.go).
 	blocks blockState
+	kron   *graph.RowKroneckerJacobian // J for assembled solvers (affine and quadratic frames; built on demand)
 
 	loop chunkedLoop
 }
@@ -146,6 +147,7 @@ func (m *LinearBlendSkinningMapping) initialise(reinit bool) error {
 		}
 	}
 	ne := len(m.weights.Frames)
+	m.kron = nil
 	m.local = make([]geom.Vec3, ne)
 	m.g, m.arm, m.h = nil, nil, nil
 	m.blocks.kind = rigidFrames

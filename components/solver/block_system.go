@@ -67,6 +67,10 @@ type blockSystem struct {
 	// damping matrices, probed stiffnesses) instead of refusing it.
 	throughMappings bool
 	mapped          mappedSystem
+	// The structured terms of mapped (kronecker_system.go) the pattern
+	// was built with, and the matrix block of each of their blocks.
+	kronPats []*kronPattern
+	kronPos  [][]int32
 
 	// Interaction constraints that make components follow others
 	// (graph.ConstraintBasis): the system is reduced to Tᵀ A T (see
@@ -398,18 +402,36 @@ func (s *blockSystem) build(m, k float64) error {
 			lists = append(lists, s.sources[i].pairs)
 		}
 	}
-	extra := make([]int32, 0, 4*len(s.rec.rows))
+	terms := s.kronTerms()
+	ne := 4 * len(s.rec.rows)
+	for _, t := range terms {
+		ne += len(t.pat.pairs)
+	}
+	extra := make([]int32, 0, ne)
 	for q := range s.rec.rows {
 		// Both (i, j) and (j, i): the pattern stays symmetric when a
 		// probed entry happens to be zero on one side only.
 		i, j := s.rec.rows[q]/3, s.rec.cols[q]/3
 		extra = append(extra, i, j, j, i)
 	}
+	for _, t := range terms {
+		extra = append(extra, t.pat.pairs...) // (k, l) and (l, k) both
+	}
 	asm, err := sparse.NewBSR3Assembly(s.n/3, lists, extra)
 	if err != nil {
 		return fmt.Errorf("assembly: %w", err)
 	}
 	s.asm = asm
+	s.kronPats, s.kronPos = s.kronPats[:0], s.kronPos[:0]
+	for _, t := range terms {
+		pr := t.pat.pairs
+		pos := make([]int32, len(pr)/2)
+		for q := range pos {
+			pos[q] = int32(asm.A.Find(int(pr[2*q]), int(pr[2*q+1])))
+		}
+		s.kronPats = append(s.kronPats, t.pat)
+		s.kronPos = append(s.kronPos, pos)
+	}
 	s.fixedFor = nil
 	s.rec.pos = make([]int32, len(s.rec.rows))
 	for q := range s.rec.rows {
@@ -417,6 +439,7 @@ func (s *blockSystem) build(m, k float64) error {
 	}
 	s.writeBlocks(m, k)
 	asm.Gather(&s.runner)
+	s.addKron()
 	for q, p := range s.rec.pos {
 		asm.A.Val[p] += s.rec.vals[q]
 	}
@@ -427,6 +450,9 @@ func (s *blockSystem) build(m, k float64) error {
 // wrote an entry other than the recorded one (the pattern must be
 // rebuilt).
 func (s *blockSystem) values(m, k float64) bool {
+	if !s.kronMatches() {
+		return false
+	}
 	s.direct = s.runner.NumWorkers() <= 1 || s.asm.A.N < 8*sparse.GatherGrain
 	if s.direct {
 		s.addBlocks(m, k)
@@ -434,6 +460,7 @@ func (s *blockSystem) values(m, k float64) bool {
 		s.writeBlocks(m, k)
 		s.asm.Gather(&s.runner)
 	}
+	s.addKron()
 	if len(s.rec.rows) == 0 && !s.hasScalar() && len(s.mapped.vals) == 0 {
 		return true
 	}
@@ -477,6 +504,7 @@ func (s *blockSystem) relocate(m, k float64) bool {
 	} else {
 		s.asm.Gather(&s.runner)
 	}
+	s.addKron()
 	for q, p := range rec.pos {
 		s.asm.A.Val[p] += rec.vals[q]
 	}
@@ -538,7 +566,38 @@ func allBlockSources(nd *graph.Node) bool {
 // scalar source may write none, as a contact model out of contact),
 // nothing from the assembly through mappings, no constraint reduction.
 func (s *blockSystem) closedForm() bool {
-	return len(s.rec.rows) == 0 && len(s.mapped.vals) == 0 && !s.red.active()
+	return len(s.rec.rows) == 0 && len(s.mapped.vals) == 0 && len(s.kronPats) == 0 && !s.red.active()
+}
+
+// kronTerms returns the structured terms of the assembly through mappings
+// (none when the system is not assembled through them).
+func (s *blockSystem) kronTerms() []kronTerm {
+	if !s.throughMappings {
+		return nil
+	}
+	return s.mapped.kron
+}
+
+// kronMatches reports whether the structured terms are those the pattern
+// was built with (else the pattern must be rebuilt).
+func (s *blockSystem) kronMatches() bool {
+	terms := s.kronTerms()
+	if len(terms) != len(s.kronPats) {
+		return false
+	}
+	for i := range terms {
+		if terms[i].pat != s.kronPats[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// addKron adds the structured terms into the matrix (after the blocks).
+func (s *blockSystem) addKron() {
+	if len(s.kronPats) > 0 {
+		s.mapped.addKron(s.asm.A.Val, s.kronPos)
+	}
 }
 
 func (s *blockSystem) hasScalar() bool {

@@ -7,11 +7,20 @@ import "github.com/sofago/sofago/graph"
 // the system's unknowns, with the state offsets and the fixed unknowns
 // (identity rows in the matrix). For tests.
 func AssembledDense(ops *graph.Ops, m, b, k float64) (a [][]float64, offsets []int, fixed []bool, err error) {
+	a, offsets, fixed, _, err = AssembledDenseStructured(ops, m, b, k)
+	return a, offsets, fixed, err
+}
+
+// AssembledDenseStructured is AssembledDense that also returns how many
+// mapped nodes the structured path (graph.RowKroneckerMapping) assembled.
+// For tests.
+func AssembledDenseStructured(ops *graph.Ops, m, b, k float64) (a [][]float64, offsets []int, fixed []bool, structured int, err error) {
 	s := &blockSystem{throughMappings: true}
 	A, err := s.assemble(ops, m, b, k)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, 0, err
 	}
+	structured = len(s.kronPats)
 	a = make([][]float64, s.n)
 	for i := range a {
 		a[i] = make([]float64, s.n)
@@ -26,7 +35,7 @@ func AssembledDense(ops *graph.Ops, m, b, k float64) (a [][]float64, offsets []i
 			}
 		}
 	}
-	return a, s.offsets, s.fixed, nil
+	return a, s.offsets, s.fixed, structured, nil
 }
 
 // ForgetPattern makes the next Solve build the matrix pattern and the

@@ -65,6 +65,12 @@ type mappedSystem struct {
 	stack spRows  // an interaction's stacked J
 	glob  []int32 // an interaction's global unknowns (independent states)
 
+	// The structured path (kronecker_system.go): this assembly's terms
+	// and the patterns by Jacobian (kept while used).
+	kron      []kronTerm
+	kronCache map[kronKey]*kronPattern
+	kronUsed  map[kronKey]bool
+
 	// The sparse products run over fixed contiguous row ranges, each with
 	// its own accumulator and output (rowWork), concatenated in range
 	// order: a row's entries come out in the same order whatever the
@@ -185,6 +191,7 @@ func (l *coo) toRowsInto(a *spRows, nr, nc int) *spRows {
 // skip empties the output: the subtree has nothing for mappedSystem.
 func (ms *mappedSystem) skip() {
 	ms.rows, ms.cols, ms.vals = ms.rows[:0], ms.cols[:0], ms.vals[:0]
+	ms.kron = ms.kron[:0]
 }
 
 // anyGeometricOrMassB reports whether the subtree of nd has what
@@ -262,6 +269,7 @@ func (ms *mappedSystem) probeBufs(n int) (dx, df []float64) {
 // independent states' layout.
 func (ms *mappedSystem) compute(ops *graph.Ops, states []graph.State, offsets []int, n int, m, b, k float64) error {
 	ms.rows, ms.cols, ms.vals = ms.rows[:0], ms.cols[:0], ms.vals[:0]
+	ms.kron = ms.kron[:0]
 	if ms.n != n || ms.off == nil {
 		ms.n = n
 		ms.tcnt = make([]int32, n+1)
@@ -298,6 +306,7 @@ func (ms *mappedSystem) compute(ops *graph.Ops, states []graph.State, offsets []
 		}
 		return nil
 	})
+	ms.pruneKron()
 	return nodeErr
 }
 
@@ -381,11 +390,18 @@ func (ms *mappedSystem) node(nd *graph.Node, st graph.State, mp graph.Mapping, m
 			// Independent state: J is the identity at its offset.
 			ms.addShifted(l, func(i int32) int32 { return int32(off) + i })
 		} else {
-			J, err := ms.jacobian(st)
-			if err != nil {
-				return err
+			if p := ms.kronFor(st, mp); p != nil && blockDiagonal(l, 3*p.c) {
+				// One block per child DOF: the structured path.
+				ms.addKronTerm(p, l)
+				l = nil
 			}
-			ms.addTriple(J, l.toRowsInto(&ms.lrows, nl, nl))
+			if l != nil {
+				J, err := ms.jacobian(st)
+				if err != nil {
+					return err
+				}
+				ms.addTriple(J, l.toRowsInto(&ms.lrows, nl, nl))
+			}
 		}
 	}
 	if mapped && k != 0 {

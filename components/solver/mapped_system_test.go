@@ -396,19 +396,33 @@ func TestAssemblyThroughMappingsMatchesComputeDf(t *testing.T) {
 		scene func(t *testing.T) *graph.Scene
 		steps int
 		root  string // the ODE solver
+		kron  int    // mapped nodes assembled by the structured path
 	}{
-		{"rigidBodies", func(t *testing.T) *graph.Scene { return graphtest.MustLoad(t, "rigid.toml", rigidBodiesText) }, 5, "s/EulerImplicitSolver"},
+		{"rigidBodies", func(t *testing.T) *graph.Scene { return graphtest.MustLoad(t, "rigid.toml", rigidBodiesText) }, 5, "s/EulerImplicitSolver", 0},
 		{"mesh", func(t *testing.T) *graph.Scene {
 			return graphtest.MustLoad(t, "mesh.toml", fmt.Sprintf(meshText, writeBasis(t)))
-		}, 5, "s/EulerImplicitSolver"},
-		{"articulatedChain", func(t *testing.T) *graph.Scene { return shippedScene(t, "articulated_chain.toml") }, 20, "chain/EulerImplicitSolver"},
+		}, 5, "s/EulerImplicitSolver", 0},
+		{"articulatedChain", func(t *testing.T) *graph.Scene { return shippedScene(t, "articulated_chain.toml") }, 20, "chain/EulerImplicitSolver", 0},
 		{"framesBeam", func(t *testing.T) *graph.Scene {
 			return shippedScene(t, "frames_beam.toml", "dt = 1", "dt = 0.02", `type = "StaticSolver"
   iterations = 40
   tolerance = 1e-10`, `type = "EulerImplicitSolver"`, "iterations = 1000", "iterations = 300", "tolerance = 1e-12", "tolerance = 1e-8")
-		}, 2, "bar/EulerImplicitSolver"},
-		{"framesAffine", func(t *testing.T) *graph.Scene { return shippedScene(t, "frames_affine.toml") }, 3, "bar/EulerImplicitSolver"},
-		{"contacts", func(t *testing.T) *graph.Scene { return loadContactScene(t, `type = "SparseCholeskySolver"`) }, 4, "world/dyn/EulerImplicitSolver"},
+		}, 2, "bar/EulerImplicitSolver", 0},
+		{"framesAffine", func(t *testing.T) *graph.Scene { return shippedScene(t, "frames_affine.toml") }, 3, "bar/EulerImplicitSolver", 1},
+		{"contacts", func(t *testing.T) *graph.Scene { return loadContactScene(t, `type = "SparseCholeskySolver"`) }, 4, "world/dyn/EulerImplicitSolver", 0},
+		// The structured path (graph.RowKroneckerMapping): GMLS and
+		// skinning of affine and quadratic frames to F332 samples and to
+		// points; the mesh springs on the GMLS solids' mapped points
+		// couple child DOFs, so that node takes the generic path.
+		{"gmlsLinear", func(t *testing.T) *graph.Scene {
+			return graphtest.MustLoad(t, "gmls.toml", gmlsSolidText("Affine3", 0.18))
+		}, 3, "bar/EulerImplicitSolver", 1},
+		{"gmlsQuadratic", func(t *testing.T) *graph.Scene {
+			return graphtest.MustLoad(t, "gmls.toml", gmlsSolidText("Quadratic3", 0.15))
+		}, 3, "bar/EulerImplicitSolver", 1},
+		{"meshfreeMixed", func(t *testing.T) *graph.Scene { return shippedScene(t, "meshfree_mixed.toml") }, 1, "object/StaticSolver", 2},
+		{"framesElastonBeam", func(t *testing.T) *graph.Scene { return shippedScene(t, "frames_elaston_beam.toml") }, 1, "bar/StaticSolver", 1},
+		{"framesQuadratic", func(t *testing.T) *graph.Scene { return shippedScene(t, "frames_quadratic.toml") }, 3, "bar/EulerImplicitSolver", 1},
 	}
 	const m, b, k = 1.3, -0.05, -0.004
 	for _, c := range cases {
@@ -426,9 +440,12 @@ func TestAssemblyThroughMappingsMatchesComputeDf(t *testing.T) {
 			}
 			f := ops.AllocDeriv()
 			ops.ComputeForce(f) // linearisation point and child forces
-			A, offsets, fixed, err := solver.AssembledDense(ops, m, b, k)
+			A, offsets, fixed, structured, err := solver.AssembledDenseStructured(ops, m, b, k)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if structured != c.kron {
+				t.Errorf("%d mapped nodes assembled by the structured path, want %d", structured, c.kron)
 			}
 			states := ops.Independent()
 			dx, df := ops.AllocDeriv(), ops.AllocDeriv()
@@ -475,6 +492,92 @@ func TestAssemblyThroughMappingsMatchesComputeDf(t *testing.T) {
 			}
 		})
 	}
+}
+
+// gmlsSolidText is a small meshfree solid: 4 × 2 × 2 GMLS nodes (tmpl
+// Affine3 or Quadratic3, spacing 0.1 m, support radius r) under 8 × 4 × 4
+// F332 elastons (corotational), the mass on 5 × 3 × 3 mapped points tied
+// by mesh springs, the first node layer fixed, gravity.
+func gmlsSolidText(tmpl string, r float64) string {
+	cs := 12
+	if tmpl == "Quadratic3" {
+		cs = 30
+	}
+	nb := (cs - 3) / 3
+	var nodes []string
+	for i := 0; i < 4; i++ {
+		for j := 0; j < 2; j++ {
+			for k := 0; k < 2; k++ {
+				c := make([]string, cs)
+				for q := range c {
+					c[q] = "0"
+				}
+				c[0], c[1], c[2] = fmt.Sprint(0.1*(float64(i)+0.5)), fmt.Sprint(0.1*(float64(j)+0.5)), fmt.Sprint(0.1*(float64(k)+0.5))
+				for q := 0; q < 3; q++ {
+					c[3+nb*q+q] = "1"
+				}
+				nodes = append(nodes, "["+strings.Join(c, ", ")+"]")
+			}
+		}
+	}
+	return fmt.Sprintf(`
+dt = 0.01
+gravity = [0, -9.81, 0]
+[[node]]
+name = "bar"
+  [[node.object]]
+  type = "EulerImplicitSolver"
+  [[node.object]]
+  type = "SparseCholeskySolver"
+  [[node.object]]
+  type = "MaterialGrid"
+  box = [0, 0, 0, 0.4, 0.2, 0.2]
+  resolution = [8, 4, 4]
+  massDensity = 1000
+  youngModulus = 1e5
+  [[node.object]]
+  type = "MechanicalObject"
+  name = "nodes"
+  template = "%s"
+  position = [%s]
+  [[node.object]]
+  type = "FixedConstraint"
+  box = [-1, -1, -1, 0.06, 1, 1]
+  [[node.node]]
+  name = "elastons"
+    [[node.node.object]]
+    type = "DenseSampler"
+    order = 2
+    [[node.node.object]]
+    type = "MechanicalObject"
+    template = "F332"
+    [[node.node.object]]
+    type = "GMLSMapping"
+    radius = %g
+    [[node.node.object]]
+    type = "DeformationGradientForceField"
+    materialName = "CorotationalLinear"
+    youngModulus = 1e5
+    poissonRatio = 0.3
+  [[node.node]]
+  name = "mass"
+    [[node.node.object]]
+    type = "RegularGridTopology"
+    min = [0, 0, 0]
+    max = [0.4, 0.2, 0.2]
+    n = [5, 3, 3]
+    [[node.node.object]]
+    type = "MechanicalObject"
+    [[node.node.object]]
+    type = "UniformMass"
+    totalMass = 16
+    [[node.node.object]]
+    type = "GMLSMapping"
+    radius = %g
+    [[node.node.object]]
+    type = "MeshSpringForceField"
+    tetrahedraStiffness = 500
+`, tmpl, strings.Join(nodes, ", "), r, r)
 }
 
 // locate returns the state of system unknown i and its index in the

@@ -44,7 +44,10 @@ import (
 //     turned by more than warpThreshold since the reference (or when m,
 //     b, k or the fixed DOFs change). Exact for rigid rotations of the
 //     reference shape; a few iterations per step while the deformation
-//     stays near the reference's.
+//     stays near the reference's. States without point rotations (frames,
+//     GMLS nodes) keep W = I: for a subtree with none, warp is the factor
+//     of the reference system, kept until m, b, k or the fixed DOFs
+//     change (SOFA's PrecomputedWarpPreconditioner).
 //
 // Only when the projective constraints neither fix components nor give
 // a basis (graph.ConstraintBasis) is the whole system not assembled: the
@@ -273,7 +276,7 @@ func (c *PCGLinearSolver) Solve(ops *graph.Ops, x, rhs graph.VecID, m, b, k floa
 		}
 		pre = &c.jac
 	case "blockJacobi":
-		err = c.bjac.set(c.a)
+		err = c.bjac.set(c.a, sys)
 		pre = &c.bjac
 	case "ic0":
 		if c.icFor != c.a || c.icCSR == nil || len(c.icCSR.Val) != len(c.a.Val) || c.ic == nil {

@@ -80,16 +80,53 @@ func (j *jacobiPrecond) apply(z, r []float64) {
 	}
 }
 
-// blockJacobiPrecond is z_i = A_ii⁻¹ r_i with A_ii the 3×3 diagonal block
-// of each point: it captures the coupling of a point's three directions
-// that Jacobi ignores (strong in stretched or rotated elements).
-type blockJacobiPrecond struct{ inv []float64 } // 9 per block row
+// blockJacobiPrecond is z_i = A_ii⁻¹ r_i with A_ii the diagonal block of
+// each DOF (SOFA's BlockJacobiPreconditioner, whose blocks are the DOFs'):
+// 3×3 for a point, where it captures the coupling of a point's three
+// directions that Jacobi ignores (strong in stretched or rotated
+// elements); the whole DerivSize×DerivSize block for DOFs of a multiple of
+// 3 numbers (6×6 rigid frames, 12×12 affine frames and GMLS nodes, 30×30
+// quadratic ones), which couples a node's position with its gradient;
+// 3×3 blocks of the matrix for states of other sizes.
+type blockJacobiPrecond struct {
+	inv []float64 // 3×3 blocks: 9 per block row (rows in a larger block unused)
+	// Larger blocks: scalar start and size, the Cholesky factor of each
+	// (size² numbers at fac[facOff[b]:], lower triangle, row-major).
+	start, size, facOff []int
+	fac                 []float64
+}
 
-func (b *blockJacobiPrecond) set(A *sparse.BSR3) error {
+// set computes the blocks of A; sys gives the DOF sizes of its states.
+func (b *blockJacobiPrecond) set(A *sparse.BSR3, sys *blockSystem) error {
 	if len(b.inv) != 9*A.N {
 		b.inv = make([]float64, 9*A.N)
 	}
+	b.start, b.size, b.facOff, b.fac = b.start[:0], b.size[:0], b.facOff[:0], b.fac[:0]
+	big := make([]bool, A.N)
+	for si, st := range sys.states {
+		d := st.Template().DerivSize()
+		if d <= 3 || d%3 != 0 || sys.offsets[si]%3 != 0 || 3*A.N < sys.offsets[si]+sys.sizes[si] {
+			continue
+		}
+		for o := sys.offsets[si]; o+d <= sys.offsets[si]+sys.sizes[si]; o += d {
+			b.start = append(b.start, o)
+			b.size = append(b.size, d)
+			b.facOff = append(b.facOff, len(b.fac))
+			b.fac = append(b.fac, make([]float64, d*d)...)
+			for i := o / 3; i < (o+d)/3; i++ {
+				big[i] = true
+			}
+		}
+	}
+	for q, o := range b.start {
+		if err := b.factorBlock(A, o, b.size[q], b.fac[b.facOff[q]:b.facOff[q]+b.size[q]*b.size[q]]); err != nil {
+			return err
+		}
+	}
 	for i := 0; i < A.N; i++ {
+		if big[i] {
+			continue
+		}
 		m := geom.Mat3(A.DiagonalBlock(i))
 		// A_ii is symmetric positive definite for an SPD A: its
 		// Cholesky exists; the inverse by cofactors is exact enough.
@@ -102,8 +139,72 @@ func (b *blockJacobiPrecond) set(A *sparse.BSR3) error {
 	return nil
 }
 
+// factorBlock writes the Cholesky factor of the symmetric part of A's
+// d×d diagonal block at scalar o into L.
+func (b *blockJacobiPrecond) factorBlock(A *sparse.BSR3, o, d int, L []float64) error {
+	bi := o / 3
+	nb := d / 3
+	for i := bi; i < bi+nb; i++ {
+		for p := A.RowPtr[i]; p < A.RowPtr[i+1]; p++ {
+			j := int(A.Col[p])
+			if j < bi || j >= bi+nb {
+				continue
+			}
+			v := A.Val[9*int(p) : 9*int(p)+9]
+			for r := 0; r < 3; r++ {
+				for c := 0; c < 3; c++ {
+					L[(3*(i-bi)+r)*d+3*(j-bi)+c] += 0.5 * v[3*r+c]
+					L[(3*(j-bi)+c)*d+3*(i-bi)+r] += 0.5 * v[3*r+c]
+				}
+			}
+		}
+	}
+	for j := 0; j < d; j++ {
+		s := L[j*d+j]
+		for k := 0; k < j; k++ {
+			s -= L[j*d+k] * L[j*d+k]
+		}
+		if !(s > 0) || math.IsInf(s, 0) {
+			return fmt.Errorf("block-Jacobi preconditioner: the %d×%d diagonal block at unknown %d is not positive definite", d, d, o)
+		}
+		ljj := math.Sqrt(s)
+		L[j*d+j] = ljj
+		for i := j + 1; i < d; i++ {
+			s := L[i*d+j]
+			for k := 0; k < j; k++ {
+				s -= L[i*d+k] * L[j*d+k]
+			}
+			L[i*d+j] = s / ljj
+		}
+	}
+	return nil
+}
+
 func (b *blockJacobiPrecond) apply(z, r []float64) {
+	q := 0
 	for i := 0; 3*i < len(r); i++ {
+		if q < len(b.start) && 3*i == b.start[q] {
+			d := b.size[q]
+			L := b.fac[b.facOff[q] : b.facOff[q]+d*d]
+			zs, rs := z[3*i:3*i+d], r[3*i:3*i+d]
+			for a := 0; a < d; a++ { // L y = r
+				s := rs[a]
+				for k := 0; k < a; k++ {
+					s -= L[a*d+k] * zs[k]
+				}
+				zs[a] = s / L[a*d+a]
+			}
+			for a := d - 1; a >= 0; a-- { // Lᵀ z = y
+				s := zs[a]
+				for k := a + 1; k < d; k++ {
+					s -= L[k*d+a] * zs[k]
+				}
+				zs[a] = s / L[a*d+a]
+			}
+			i += d/3 - 1
+			q++
+			continue
+		}
 		m := b.inv[9*i : 9*i+9 : 9*i+9]
 		rs := r[3*i : 3*i+3 : 3*i+3]
 		zs := z[3*i : 3*i+3 : 3*i+3]
@@ -146,10 +247,10 @@ type warpPrecond struct {
 
 // providers returns, per independent state, the force field giving its
 // point rotations (nil for a state with none: non-Vec3 states keep the
-// identity).
+// identity; with none at all, the preconditioner is the reference
+// system's factor itself).
 func warpProviders(sys *blockSystem) ([]graph.PointRotations, error) {
 	out := make([]graph.PointRotations, len(sys.states))
-	any := false
 	for si, st := range sys.states {
 		if st.Template().DerivSize() != 3 || st.Template().CoordSize() != 3 {
 			continue
@@ -157,13 +258,9 @@ func warpProviders(sys *blockSystem) ([]graph.PointRotations, error) {
 		for _, o := range st.Base().Node.Objects {
 			if pr, ok := o.(graph.PointRotations); ok {
 				out[si] = pr
-				any = true
 				break
 			}
 		}
-	}
-	if !any {
-		return nil, fmt.Errorf("preconditioner = \"warp\" needs a force field that gives point rotations (the tetrahedral, hexahedral and polyhedral FEM force fields) on an independent Vec3 state; none found")
 	}
 	return out, nil
 }

@@ -1,0 +1,6 @@
+//go:build !unix
+
+package validation
+
+// cpuNanos is not measured on this platform.
+func cpuNanos() int64 { return 0 }
