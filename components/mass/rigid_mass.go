@@ -239,6 +239,56 @@ func (r *RigidMass) gyroscopicDForce(k int, d geom.Vec3, kFactor, bFactor float6
 	return t
 }
 
+// skew returns [a]×, the matrix of v ↦ a × v.
+func skew(a geom.Vec3) geom.Mat3 {
+	return geom.Mat3{0, -a[2], a[1], a[2], 0, -a[0], -a[1], a[0], 0}
+}
+
+// AddKToMatrix implements graph.StiffnessAssembler: with gyroscopic, per
+// frame the rotational block kFactor·([ω]×[L]× − [ω]× I_w [ω]×), L = I_w ω,
+// the K that gyroscopicDForce applies (at the orientation and ω of the
+// last AddForce); nothing without (gravity is constant), so the assembled
+// solvers need not probe it.
+func (r *RigidMass) AddKToMatrix(m graph.MatrixAccumulator, kFactor float64) {
+	if !r.Gyroscopic {
+		return
+	}
+	for k := range r.rot {
+		w, Iw := r.omega[k], r.world[k]
+		W := skew(w)
+		K := W.Mul(skew(Iw.MulVec(w))).Sub(W.Mul(Iw).Mul(W)).Scale(kFactor)
+		addRotBlock(m, 6*k+3, &K)
+	}
+}
+
+// AddBToMatrix implements graph.DampingAssembler: with gyroscopic, per
+// frame the rotational block bFactor·([L]× − [ω]× I_w), the B that
+// gyroscopicDForce applies; nothing without.
+func (r *RigidMass) AddBToMatrix(m graph.MatrixAccumulator, bFactor float64) {
+	if !r.Gyroscopic {
+		return
+	}
+	for k := range r.rot {
+		w, Iw := r.omega[k], r.world[k]
+		B := skew(Iw.MulVec(w)).Sub(skew(w).Mul(Iw)).Scale(bFactor)
+		addRotBlock(m, 6*k+3, &B)
+	}
+}
+
+// addRotBlock adds the 3×3 block b at rows and columns o..o+2.
+func addRotBlock(m graph.MatrixAccumulator, o int, b *geom.Mat3) {
+	for i := 0; i < 3; i++ {
+		for j := 0; j < 3; j++ {
+			m.Add(o+i, o+j, b[3*i+j])
+		}
+	}
+}
+
+var (
+	_ graph.StiffnessAssembler = (*RigidMass)(nil)
+	_ graph.DampingAssembler   = (*RigidMass)(nil)
+)
+
 // PotentialEnergy implements graph.ForceField: −Σ m g·t.
 func (r *RigidMass) PotentialEnergy(x []float64) float64 {
 	g := r.gravity()

@@ -75,6 +75,8 @@ func (c *assemblyChecker) check(nd *graph.Node, needB bool) (bool, string) {
 				return false, fmt.Sprintf("mass %q does not implement MassAssembler", ms.Base().Path())
 			case !isKA && !c.zeroDForce(st, ms, 1, 1):
 				return false, fmt.Sprintf("mass %q has a stiffness (e.g. gyroscopic) and no StiffnessAssembler", ms.Base().Path())
+			case isKA && needB && !c.zeroDForce(st, ms, 0, 1):
+				return false, fmt.Sprintf("mass %q has a damping matrix B (gyroscopic), which StiffnessAssembler does not write", ms.Base().Path())
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sofago/sofago/graph"
+	"github.com/sofago/sofago/graph/graphtest"
 )
 
 // denseAcc collects MatrixAccumulator entries into a dense n×n matrix.
@@ -75,7 +76,8 @@ func split(v []float64, sts []graph.State) [][]float64 {
 // contacts with static objects (contactText's wall, both ways) and with
 // objects of other solvers (the friction held on each side:
 // ball_on_bridge), K and B of the obstacles (PlaneForceField of drop and
-// wall_crash, SphereForceField's curvature terms in contactText) — column
+// wall_crash, SphereForceField's curvature terms in contactText), and
+// K and B of RigidMass's gyroscopic terms (spinning bodies) — column
 // by column against the matrix-free products AddDForce / AddMDx, at moved
 // configurations with velocities (after a few steps; the contacts slide,
 // so friction is in its non-linear range). Both sides evaluate the same
@@ -99,6 +101,7 @@ func TestClosedFormMatricesMatchProducts(t *testing.T) {
 		{file: "contacts", steps: 4, load: func(t *testing.T) *graph.Scene { return loadContactScene(t, `type = "SparseCholeskySolver"`) }},
 		{file: "ball_on_bridge.toml", steps: 150},
 		{file: "wall_crash.toml", steps: 100},
+		{file: "gyroscopic", steps: 5, load: func(t *testing.T) *graph.Scene { return graphtest.MustLoad(t, "gyro.toml", gyroscopicText()) }},
 	}
 	// Components whose contact set may be empty at the checked step.
 	contactKinds := map[string]bool{"PenaltyContactForceField": true, "TriangleCollisionModel": true, "PointCollisionModel": true,
@@ -121,7 +124,8 @@ func TestClosedFormMatricesMatchProducts(t *testing.T) {
 			check := func(kind, name string, a *denseAcc, f func(df, dx []float64)) {
 				worst, cols := compareColumns(a, f)
 				t.Logf("%s: %d non-zero columns of %d, worst %.3g", name, cols, a.n, worst)
-				if (cols == 0 && !contactKinds[strings.TrimSuffix(kind, " K")]) || worst > 1e-12 {
+				base := strings.TrimSuffix(strings.TrimSuffix(kind, " K"), " B")
+				if (cols == 0 && !contactKinds[base] && base != "RigidMass") || worst > 1e-12 {
 					t.Errorf("%s: assembled matrix differs from the products by %.3g relative (%d columns)", name, worst, cols)
 				}
 				if cols > 0 {
@@ -151,8 +155,12 @@ func TestClosedFormMatricesMatchProducts(t *testing.T) {
 						st := nd.State()
 						a := newDenseAcc(st.Size() * st.Template().DerivSize())
 						c.AddBToMatrix(a, b)
-						check(kind, kind+" bB "+o.Base().Path(), a, func(df, dx []float64) { ff.AddDForce(df, dx, 0, b) })
-						if sa, ok := o.(graph.StiffnessAssembler); ok && contactKinds[kind] {
+						bkind := kind
+						if kind == "RigidMass" {
+							bkind = "RigidMass B" // its mass matrix is checked below
+						}
+						check(bkind, kind+" bB "+o.Base().Path(), a, func(df, dx []float64) { ff.AddDForce(df, dx, 0, b) })
+						if sa, ok := o.(graph.StiffnessAssembler); ok && (contactKinds[kind] || kind == "RigidMass") {
 							a := newDenseAcc(st.Size() * st.Template().DerivSize())
 							sa.AddKToMatrix(a, k)
 							check(kind+" K", kind+" kK "+o.Base().Path(), a, func(df, dx []float64) { ff.AddDForce(df, dx, k, 0) })
@@ -170,7 +178,7 @@ func TestClosedFormMatricesMatchProducts(t *testing.T) {
 		})
 	}
 	for _, want := range []string{"SpringForceField", "JointSpringForceField", "MeshSpringForceField", "TriangularBendingSprings", "RigidMass", "FrameMass",
-		"PenaltyContactForceField", "TriangleCollisionModel", "TriangleCollisionModel K", "PointCollisionModel", "PlaneForceField", "PlaneForceField K", "SphereForceField", "SphereForceField K"} {
+		"PenaltyContactForceField", "TriangleCollisionModel", "TriangleCollisionModel K", "PointCollisionModel", "PlaneForceField", "PlaneForceField K", "SphereForceField", "SphereForceField K", "RigidMass B", "RigidMass K"} {
 		if !seen[want] {
 			t.Errorf("no %s checked with a non-zero matrix", want)
 		}

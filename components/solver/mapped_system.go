@@ -379,7 +379,11 @@ func (ms *mappedSystem) node(nd *graph.Node, st graph.State, mp graph.Mapping, m
 			}
 			switch {
 			case kCovered && b != 0 && !ms.zeroDForce(ms2, nl, 0, 1):
-				ms.probe(l, ms2, ds, nl, 0, b)
+				if da, ok := ms2.(graph.DampingAssembler); ok {
+					da.AddBToMatrix(l, b)
+				} else {
+					ms.probe(l, ms2, ds, nl, 0, b)
+				}
 			case !kCovered && !ms.zeroDForce(ms2, nl, 1, 1):
 				ms.probe(l, ms2, ds, nl, k, b)
 			}

@@ -324,6 +324,17 @@ name = "world"
     type = "TriangleCollisionModel"
 `
 
+// gyroscopicText is rigidBodiesText with the gyroscopic terms of the
+// rigid bodies on and the bodies spinning about axes off their principal
+// ones (K and B of RigidMass).
+func gyroscopicText() string {
+	t := strings.Replace(rigidBodiesText, "inertiaDiagonal = [0.01, 0.02, 0.03]", `inertiaDiagonal = [0.01, 0.02, 0.03]
+    gyroscopic = true`, 1)
+	return strings.Replace(t, `position = [[0, 0.1, 0, 0, 0, 0.0998, 0.995], [0.5, 0.12, 0.1, 0.1, 0, 0, 0.995]]`,
+		`position = [[0, 0.1, 0, 0, 0, 0.0998, 0.995], [0.5, 0.12, 0.1, 0.1, 0, 0, 0.995]]
+    velocity = [[0, 0, 0, 3, -2, 1], [0.1, 0, 0, -1, 4, 2]]`, 1)
+}
+
 // loadContactScene loads contactText with the given linear solver (the
 // lines of its object: type and fields).
 func loadContactScene(t *testing.T, linear string) *graph.Scene {
@@ -423,6 +434,7 @@ func TestAssemblyThroughMappingsMatchesComputeDf(t *testing.T) {
 		{"meshfreeMixed", func(t *testing.T) *graph.Scene { return shippedScene(t, "meshfree_mixed.toml") }, 1, "object/StaticSolver", 2},
 		{"framesElastonBeam", func(t *testing.T) *graph.Scene { return shippedScene(t, "frames_elaston_beam.toml") }, 1, "bar/StaticSolver", 1},
 		{"framesQuadratic", func(t *testing.T) *graph.Scene { return shippedScene(t, "frames_quadratic.toml") }, 3, "bar/EulerImplicitSolver", 1},
+		{"gyroscopic", func(t *testing.T) *graph.Scene { return graphtest.MustLoad(t, "gyro.toml", gyroscopicText()) }, 5, "s/EulerImplicitSolver", 0},
 	}
 	const m, b, k = 1.3, -0.05, -0.004
 	for _, c := range cases {
@@ -479,8 +491,9 @@ func TestAssemblyThroughMappingsMatchesComputeDf(t *testing.T) {
 				cols++
 			}
 			t.Logf("%d columns, %d unknowns; worst |A e_j − ComputeDf(e_j)| / |ComputeDf(e_j)|∞ = %.3g; notes %q", cols, n, worst, s.Notes())
-			if c.name == "contacts" {
-				// Every contact matrix is in closed form now.
+			if c.name == "contacts" || c.name == "gyroscopic" {
+				// Every contact matrix, and the gyroscopic K and B, are in
+				// closed form now.
 				for _, note := range s.Notes() {
 					if strings.Contains(note, "probes") {
 						t.Errorf("contacts probed: %s", note)
