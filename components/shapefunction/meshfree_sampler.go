@@ -76,20 +76,19 @@ import (
 // itself does not distinguish them.
 type MeshfreeSampler struct {
 	graph.ObjectBase
-	Grid               graph.Link   `toml:"grid" doc:"MaterialGrid whose voxels are the material points (default: points or pointFile, else the first MaterialGrid in this node or an ancestor)"`
-	Points             [][3]float64 `toml:"points" doc:"material points, each of volume pointVolume and thickness thickness" unit:"m"`
-	PointFile          string       `toml:"pointFile" doc:"text file of material points, one per line: x y z [volume [thickness]] ('#' starts a comment), relative to the scene file"`
-	PointVolume        float64      `toml:"pointVolume" doc:"volume of a material point given without one" unit:"m³" range:"[0,inf)"`
-	Thickness          float64      `toml:"thickness" doc:"thickness of a material point given without one: 0 = a point of a solid; t > 0 = a point of a single-layer shell or rod, t its extent in the thin directions (a circular rod of radius r: t = √3 r)" unit:"m" range:"[0,inf)"`
-	Frames             graph.Link   `toml:"frames" doc:"state of the nodes (Affine3, Quadratic3, Rigid3 or Vec3) to place; default: none (the nodes are given by the scene)"`
-	NodeCount          int          `toml:"nodeCount" doc:"number of nodes to place (fixed ones included) into frames" range:"[0,100000]"`
-	FixedNodes         [][3]float64 `toml:"fixedNodes" doc:"nodes given by the user, kept where they are (first in the frames' state)" unit:"m"`
-	ElastonCount       int          `toml:"elastonCount" doc:"number of elastons (integration samples)" range:"[1,100000]" required:"true"`
-	LloydIterations    int          `toml:"lloydIterations" doc:"maximum Lloyd iterations for the nodes and for the elastons (0: farthest-point sampling only)" range:"[0,100000]"`
-	Order              int          `toml:"order" doc:"order of the region moments given to the force field: 2 (exact for CorotationalLinear and Linear) or 4 (StVenantKirchhoff)" range:"[2,4]"`
-	SupportFactor      float64      `toml:"supportFactor" doc:"GMLS support radius of each node (NodeRadii, read by GMLSMapping): supportFactor × the distance to its supportNeighbours-th nearest node" range:"(0,inf)"`
-	SeparateStructures bool         `toml:"separateStructures" doc:"GMLS nodes of one structure (solid, shell or rod: the form of the material points nearest them) do not reach into another, except the nodes whose partition holds material of both (the junction's): a rod's or plate's shape functions do not follow the stiffer or softer structure it joins (NodeVisibility, read by GMLSMapping with the sampler's radii)"`
-	SupportNeighbours  int          `toml:"supportNeighbours" doc:"which nearest node sets each node's support radius (see supportFactor): 4 gives about 4 spacings along a rod, 2 in a shell or a solid" range:"[1,64]"`
+	Grid              graph.Link   `toml:"grid" doc:"MaterialGrid whose voxels are the material points (default: points or pointFile, else the first MaterialGrid in this node or an ancestor)"`
+	Points            [][3]float64 `toml:"points" doc:"material points, each of volume pointVolume and thickness thickness" unit:"m"`
+	PointFile         string       `toml:"pointFile" doc:"text file of material points, one per line: x y z [volume [thickness]] ('#' starts a comment), relative to the scene file"`
+	PointVolume       float64      `toml:"pointVolume" doc:"volume of a material point given without one" unit:"m³" range:"[0,inf)"`
+	Thickness         float64      `toml:"thickness" doc:"thickness of a material point given without one: 0 = a point of a solid; t > 0 = a point of a single-layer shell or rod, t its extent in the thin directions (a circular rod of radius r: t = √3 r)" unit:"m" range:"[0,inf)"`
+	Frames            graph.Link   `toml:"frames" doc:"state of the nodes (Affine3, Quadratic3, Rigid3 or Vec3) to place; default: none (the nodes are given by the scene)"`
+	NodeCount         int          `toml:"nodeCount" doc:"number of nodes to place (fixed ones included) into frames" range:"[0,100000]"`
+	FixedNodes        [][3]float64 `toml:"fixedNodes" doc:"nodes given by the user, kept where they are (first in the frames' state)" unit:"m"`
+	ElastonCount      int          `toml:"elastonCount" doc:"number of elastons (integration samples)" range:"[1,100000]" required:"true"`
+	LloydIterations   int          `toml:"lloydIterations" doc:"maximum Lloyd iterations for the nodes and for the elastons (0: farthest-point sampling only)" range:"[0,100000]"`
+	Order             int          `toml:"order" doc:"order of the region moments given to the force field: 2 (exact for CorotationalLinear and Linear) or 4 (StVenantKirchhoff)" range:"[2,4]"`
+	SupportFactor     float64      `toml:"supportFactor" doc:"GMLS support radius of each node (NodeRadii, read by GMLSMapping): supportFactor × the distance to its supportNeighbours-th nearest node" range:"(0,inf)"`
+	SupportNeighbours int          `toml:"supportNeighbours" doc:"which nearest node sets each node's support radius (see supportFactor): 4 gives about 4 spacings along a rod, 2 in a shell or a solid" range:"[1,64]"`
 
 	set       sampleSet
 	extents   []geom.Vec3
