@@ -41,20 +41,29 @@ func (s *tetSolid) largeBlocksGroup(g *largeGroup, e0, n int, kFactor float64) {
 	mu, lam := s.largeExact.mu, s.largeExact.lambda
 	dmInv := s.mesh.dmInv
 	negZero := math.Copysign(0, -1)
+	if n == 4 {
+		// Four whole records: moved into the lanes by transposes.
+		cc := s.cache[strideLarge*e0 : strideLarge*e0+4*strideLarge]
+		B := dmInv[9*e0 : 9*e0+36]
+		lanesIn27(&v[4*largeSlotCC], &cc[0])
+		lanesIn9(&v[4*largeSlotG], &B[0])
+	}
 	for l := 0; l < 4; l++ {
 		e := e0 + l
 		if l >= n {
 			e = e0
 		}
-		cc := s.cache[strideLarge*e : strideLarge*e+strideLarge : strideLarge*e+strideLarge]
-		c := v[4*largeSlotCC+l : 4*largeSlotCC+l+4*26+1 : 4*largeSlotCC+l+4*26+1]
-		for i, x := range cc {
-			c[4*i] = x
-		}
-		B := dmInv[9*e : 9*e+9 : 9*e+9]
-		gr := v[4*largeSlotG+l : 4*largeSlotG+l+4*8+1 : 4*largeSlotG+l+4*8+1]
-		for j, b := range B {
-			gr[4*j] = b
+		if n < 4 {
+			cc := s.cache[strideLarge*e : strideLarge*e+strideLarge : strideLarge*e+strideLarge]
+			c := v[4*largeSlotCC+l : 4*largeSlotCC+l+4*26+1 : 4*largeSlotCC+l+4*26+1]
+			for i, x := range cc {
+				c[4*i] = x
+			}
+			B := dmInv[9*e : 9*e+9 : 9*e+9]
+			gr := v[4*largeSlotG+l : 4*largeSlotG+l+4*8+1 : 4*largeSlotG+l+4*8+1]
+			for j, b := range B {
+				gr[4*j] = b
+			}
 		}
 		v[4*largeSlotSC+l] = -s.weight[e] * kFactor
 		v[4*largeSlotSign+l] = negZero
@@ -107,6 +116,10 @@ func (s *tetSolid) largeForceRange(lo, hi int) {
 	}
 	for e0 := lo; e0 < hi; e0 += 4 {
 		n := min(4, hi-e0)
+		if n == 4 {
+			B := m.dmInv[9*e0 : 9*e0+36]
+			lanesIn9(&v[4*largeFSlotB], &B[0])
+		}
 		for l := 0; l < 4; l++ {
 			e := e0 + l
 			if l >= n {
@@ -118,30 +131,40 @@ func (s *tetSolid) largeForceRange(lo, hi int) {
 				xs := v[4*(largeFSlotX+3*c)+l : 4*(largeFSlotX+3*c)+l+9 : 4*(largeFSlotX+3*c)+l+9]
 				xs[0], xs[4], xs[8] = xp[0], xp[1], xp[2]
 			}
-			B := m.dmInv[9*e : 9*e+9 : 9*e+9]
-			bs := v[4*largeFSlotB+l : 4*largeFSlotB+l+33 : 4*largeFSlotB+l+33]
-			for j, b := range B {
-				bs[4*j] = b
+			if n < 4 {
+				B := m.dmInv[9*e : 9*e+9 : 9*e+9]
+				bs := v[4*largeFSlotB+l : 4*largeFSlotB+l+33 : 4*largeFSlotB+l+33]
+				for j, b := range B {
+					bs[4*j] = b
+				}
 			}
 			v[4*largeFSlotS+l] = -s.weight[e]
 		}
 		largeForces4(&g)
+		if n == 4 {
+			// Four whole records: moved out of the lanes by transposes.
+			cc := s.cache[strideLarge*e0 : strideLarge*e0+4*strideLarge]
+			el := s.elem[12*e0 : 12*e0+48]
+			lanesOut27(&cc[0], &v[4*largeFSlotCC])
+			lanesOut12(&el[0], &v[4*largeFSlotF])
+		}
 		for l := 0; l < n; l++ {
 			e := e0 + l
 			cc := s.cache[strideLarge*e : strideLarge*e+strideLarge : strideLarge*e+strideLarge]
-			for i := range cc {
-				cc[i] = v[4*(largeFSlotCC+i)+l]
+			if n < 4 {
+				for i := range cc {
+					cc[i] = v[4*(largeFSlotCC+i)+l]
+				}
+				el := s.elem[12*e : 12*e+12 : 12*e+12]
+				for i := range el {
+					el[i] = v[4*(largeFSlotF+i)+l]
+				}
 			}
 			if !(cc[9] > minPivot && cc[12] > minPivot) {
 				var F, P geom.Mat3
 				m.gradientTo(e, x, F[:])
 				s.law.StressCached(F[:], P[:], cc)
 				m.nodalForces(e, &P, -s.weight[e], s.elem[12*e:])
-				continue
-			}
-			el := s.elem[12*e : 12*e+12 : 12*e+12]
-			for i := range el {
-				el[i] = v[4*(largeFSlotF+i)+l]
 			}
 		}
 	}
@@ -196,19 +219,32 @@ func (s *tetSolid) largeDForceRange(lo, hi int) {
 				xs := v[4*(largeDSlotX+3*c)+l : 4*(largeDSlotX+3*c)+l+9 : 4*(largeDSlotX+3*c)+l+9]
 				xs[0], xs[4], xs[8] = xp[0], xp[1], xp[2]
 			}
-			B := m.dmInv[9*e : 9*e+9 : 9*e+9]
-			bs := v[4*largeDSlotB+l : 4*largeDSlotB+l+33 : 4*largeDSlotB+l+33]
-			for j, b := range B {
-				bs[4*j] = b
-			}
-			cc := s.cache[strideLarge*e : strideLarge*e+strideLarge : strideLarge*e+strideLarge]
-			cs := v[4*largeDSlotCC+l : 4*largeDSlotCC+l+4*26+1 : 4*largeDSlotCC+l+4*26+1]
-			for i, c := range cc {
-				cs[4*i] = c
+			if n < 4 {
+				B := m.dmInv[9*e : 9*e+9 : 9*e+9]
+				bs := v[4*largeDSlotB+l : 4*largeDSlotB+l+33 : 4*largeDSlotB+l+33]
+				for j, b := range B {
+					bs[4*j] = b
+				}
+				cc := s.cache[strideLarge*e : strideLarge*e+strideLarge : strideLarge*e+strideLarge]
+				cs := v[4*largeDSlotCC+l : 4*largeDSlotCC+l+4*26+1 : 4*largeDSlotCC+l+4*26+1]
+				for i, c := range cc {
+					cs[4*i] = c
+				}
 			}
 			v[4*largeDSlotS+l] = -s.weight[e] * kf
 		}
+		if n == 4 {
+			B := m.dmInv[9*e0 : 9*e0+36]
+			cc := s.cache[strideLarge*e0 : strideLarge*e0+4*strideLarge]
+			lanesIn9(&v[4*largeDSlotB], &B[0])
+			lanesIn27(&v[4*largeDSlotCC], &cc[0])
+		}
 		largeDForces4(&g)
+		if n == 4 {
+			el := s.elem[12*e0 : 12*e0+48]
+			lanesOut12(&el[0], &v[4*largeDSlotF])
+			continue
+		}
 		for l := 0; l < n; l++ {
 			e := e0 + l
 			el := s.elem[12*e : 12*e+12 : 12*e+12]

@@ -35,3 +35,20 @@ func largeForces4(grp *largeForceGroup)
 
 //go:noescape
 func largeDForces4(grp *largeDForceGroup)
+
+// lanesIn27, lanesIn9, lanesOut27 and lanesOut12 move the records of four
+// consecutive elements (27 values: a cache of largeLaw; 9: Dm⁻¹; 12: the
+// corner forces) between their arrays and a group's slots (slot i, lane l
+// ↔ record l's value i) by 4×4 transposes.
+//
+//go:noescape
+func lanesIn27(dst, src *float64)
+
+//go:noescape
+func lanesIn9(dst, src *float64)
+
+//go:noescape
+func lanesOut27(dst, src *float64)
+
+//go:noescape
+func lanesOut12(dst, src *float64)

@@ -736,6 +736,85 @@ func dforces() {
 	}
 }
 
+// transpose4 emits the 4×4 transpose of Y0..Y3 (rows) into Y8..Y11.
+func transpose4() {
+	emit("VUNPCKLPD Y1, Y0, Y4") // A0 B0 A2 B2
+	emit("VUNPCKHPD Y1, Y0, Y5") // A1 B1 A3 B3
+	emit("VUNPCKLPD Y3, Y2, Y6") // C0 D0 C2 D2
+	emit("VUNPCKHPD Y3, Y2, Y7") // C1 D1 C3 D3
+	emit("VPERM2F128 $0x20, Y6, Y4, Y8")
+	emit("VPERM2F128 $0x20, Y7, Y5, Y9")
+	emit("VPERM2F128 $0x31, Y6, Y4, Y10")
+	emit("VPERM2F128 $0x31, Y7, Y5, Y11")
+}
+
+// lanesText returns func name(dst, src *float64) moving n values per
+// element between four elements' consecutive records of stride float64s
+// and slots of four lanes: in (toLanes), slot i lane l at dst + 32i + 8l
+// gets src[stride·l + i]; out, dst[stride·l + i] gets slot i lane l of
+// src. Four values of the four elements at a time, by 4×4 transposes; no
+// access outside the n values of each record.
+func lanesText(name string, n, stride int, toLanes bool) string {
+	saved := out.String()
+	out.Reset()
+	dry = false
+	emit("MOVQ dst+0(FP), DI")
+	emit("MOVQ src+8(FP), SI")
+	for j := 0; j < n; j += 4 {
+		k := min(4, n-j)
+		for r := 0; r < 4; r++ {
+			if toLanes {
+				// Row r: element r's values j … j+k−1.
+				off := 8 * (stride*r + j)
+				switch k {
+				case 4:
+					emit("VMOVUPD %d(SI), Y%d", off, r)
+				case 3:
+					emit("VMOVUPD %d(SI), X%d", off, r)
+					emit("VMOVSD %d(SI), X12", off+16)
+					emit("VINSERTF128 $1, X12, Y%d, Y%d", r, r)
+				case 2:
+					emit("VMOVUPD %d(SI), X%d", off, r)
+				case 1:
+					emit("VMOVSD %d(SI), X%d", off, r)
+				}
+			} else if r < k {
+				emit("VMOVUPD %d(SI), Y%d", 32*(j+r), r) // row r: slot j+r
+			} else {
+				emit("VXORPD Y%d, Y%d, Y%d", r, r, r)
+			}
+		}
+		transpose4()
+		for r := 0; r < 4; r++ {
+			if toLanes {
+				if r < k {
+					emit("VMOVUPD Y%d, %d(DI)", 8+r, 32*(j+r))
+				}
+				continue
+			}
+			off := 8 * (stride*r + j) // element r's values j … j+k−1
+			switch k {
+			case 4:
+				emit("VMOVUPD Y%d, %d(DI)", 8+r, off)
+			case 3:
+				emit("VMOVUPD X%d, %d(DI)", 8+r, off)
+				emit("VEXTRACTF128 $1, Y%d, X12", 8+r)
+				emit("VMOVSD X12, %d(DI)", off+16)
+			case 2:
+				emit("VMOVUPD X%d, %d(DI)", 8+r, off)
+			case 1:
+				emit("VMOVSD X%d, %d(DI)", 8+r, off)
+			}
+		}
+	}
+	emit("VZEROUPPER")
+	emit("RET")
+	text := fmt.Sprintf("// func %s(dst, src *float64)\nTEXT ·%s(SB), NOSPLIT, $0-16\n", name, name) + out.String()
+	out.Reset()
+	out.WriteString(saved)
+	return text
+}
+
 func main() {
 	blocksText := kernel("largeBlocks4", "largeGroup", slotTmp, slotSign, numSlots, blocks)
 	forcesText := kernel("largeForces4", "largeForceGroup", fSlotTmp, fSlotSign, fNumSlots, forces)
@@ -750,6 +829,17 @@ func main() {
 	fmt.Fprintln(&out)
 	out.WriteString(dforcesText)
 	fmt.Fprintln(&out)
+	for _, f := range []struct {
+		name      string
+		n, stride int
+		toLanes   bool
+	}{
+		{"lanesIn27", 27, 27, true}, {"lanesIn9", 9, 9, true},
+		{"lanesOut27", 27, 27, false}, {"lanesOut12", 12, 12, false},
+	} {
+		out.WriteString(lanesText(f.name, f.n, f.stride, f.toLanes))
+		fmt.Fprintln(&out)
+	}
 	fmt.Fprintln(&out, "// func cpuidLarge(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)")
 	fmt.Fprintln(&out, "TEXT ·cpuidLarge(SB), NOSPLIT, $0-24")
 	emit("MOVL eaxArg+0(FP), AX")
