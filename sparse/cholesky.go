@@ -864,9 +864,9 @@ func (c *Cholesky) backward(y, w []float64) {
 }
 
 // forwardSuper is supernode k's part of the forward substitution: its
-// unknowns solved with the panel's diagonal block, their contributions to
-// the rows below accumulated in w (one axpy per column of the panel, in
-// cache) and subtracted from y.
+// unknowns solved with the panel's diagonal block, then their
+// contributions to the rows below (L₂₁·y, gemvNSub) gathered in w and
+// subtracted from y.
 func (c *Cholesky) forwardSuper(k int, y, w []float64) {
 	s := c.sym
 	f, e := s.super[k], s.super[k+1]
@@ -875,28 +875,33 @@ func (c *Cholesky) forwardSuper(k int, y, w []float64) {
 	nr := len(rows)
 	P := c.l[s.lptr[k]:s.lptr[k+1]]
 	dinv := c.dinv[f:e]
-	w = w[:nr]
-	copy(w, y[f:e])
-	clear(w[ns:])
+	ys := y[f:e]
 	for t := 0; t < ns; t++ {
-		v := w[t] * dinv[t]
-		w[t] = v
-		col := P[t*nr+t+1 : t*nr+nr]
-		wt := w[t+1:]
-		wt = wt[:len(col)]
+		v := ys[t] * dinv[t]
+		ys[t] = v
+		col := P[t*nr+t+1 : t*nr+ns]
+		yt := ys[t+1:]
+		yt = yt[:len(col)]
 		for i, x := range col {
-			wt[i] -= v * x
+			yt[i] -= v * x
 		}
 	}
-	copy(y[f:e], w[:ns])
-	for q := ns; q < nr; q++ {
-		y[rows[q]] += w[q]
+	nu := nr - ns
+	if nu == 0 {
+		return
+	}
+	w = w[:nu]
+	clear(w)
+	gemvNSub(nu, ns, P[ns:], nr, ys, w)
+	for q, r := range rows[ns:] {
+		y[r] += w[q]
 	}
 }
 
 // backwardSuper is supernode k's part of the backward substitution: the
-// rows below gathered into w, then one dot product per column of the
-// panel, last column first.
+// rows below gathered into w, their contributions subtracted from the
+// supernode's unknowns (L₂₁ᵀ·w, gemvTSub), then the diagonal block
+// solved last column first.
 func (c *Cholesky) backwardSuper(k int, y, w []float64) {
 	s := c.sym
 	f, e := s.super[k], s.super[k+1]
@@ -905,15 +910,17 @@ func (c *Cholesky) backwardSuper(k int, y, w []float64) {
 	nr := len(rows)
 	P := c.l[s.lptr[k]:s.lptr[k+1]]
 	dinv := c.dinv[f:e]
-	w = w[:nr]
-	copy(w, y[f:e])
-	for q := ns; q < nr; q++ {
-		w[q] = y[rows[q]]
+	ys := y[f:e]
+	if nu := nr - ns; nu > 0 {
+		w = w[:nu]
+		for q, r := range rows[ns:] {
+			w[q] = y[r]
+		}
+		gemvTSub(nu, ns, P[ns:], nr, w, ys)
 	}
 	for t := ns - 1; t >= 0; t-- {
-		w[t] = (w[t] - dot4(P[t*nr+t+1:t*nr+nr], w[t+1:])) * dinv[t]
+		ys[t] = (ys[t] - dot4(P[t*nr+t+1:t*nr+ns], ys[t+1:])) * dinv[t]
 	}
-	copy(y[f:e], w[:ns])
 }
 
 // dot4 returns a·b (len(b) ≥ len(a)) with four partial sums, so that the

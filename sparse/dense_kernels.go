@@ -177,3 +177,60 @@ func syrkUpperT(C []float64, ldc int, W []float64, ldw, nu, k int) {
 		}
 	}
 }
+
+// gemvNSub sets y[i] −= Σ_{t<k} x[t]·A[t·lda + i] for i < m (A column-major,
+// m×k): the rows below a supernode's columns in the forward substitution.
+// AVX2 on the rows in blocks of four, the rest by a scalar loop.
+func gemvNSub(m, k int, A []float64, lda int, x, y []float64) {
+	if m == 0 || k == 0 {
+		return
+	}
+	x = x[:k]
+	y = y[:m]
+	_ = A[(k-1)*lda+m-1]
+	i := 0
+	if m4 := m &^ 3; useAVX2 && m4 > 0 {
+		gemvNSubAVX2(m4, k, &A[0], lda, &x[0], &y[0])
+		i = m4
+	}
+	for ; i < m; i++ {
+		s := 0.0
+		for t, v := range x {
+			s += v * A[t*lda+i]
+		}
+		y[i] -= s
+	}
+}
+
+// gemvTSub sets x[t] −= Σ_{i<m} A[t·lda + i]·w[i] for t < k (A column-major,
+// m×k): the rows below a supernode's columns in the backward
+// substitution. AVX2 on four columns and four rows at a time.
+func gemvTSub(m, k int, A []float64, lda int, w, x []float64) {
+	if m == 0 || k == 0 {
+		return
+	}
+	w = w[:m]
+	x = x[:k]
+	_ = A[(k-1)*lda+m-1]
+	m4 := m
+	if useAVX2 {
+		m4 = m &^ 3
+	}
+	t := 0
+	if useAVX2 && m4 > 0 {
+		for ; t+4 <= k; t += 4 {
+			gemvTSub4AVX2(m4, &A[t*lda], lda, &w[0], &x[t])
+		}
+	}
+	for ; t < k; t++ {
+		x[t] -= dot4(A[t*lda:t*lda+m4], w)
+	}
+	for t := range x { // the rows the kernel left
+		col := A[t*lda+m4 : t*lda+m]
+		s := 0.0
+		for i, v := range col {
+			s += v * w[m4+i]
+		}
+		x[t] -= s
+	}
+}

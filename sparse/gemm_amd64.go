@@ -104,3 +104,9 @@ func panelBelow(P []float64, ld, t0, tb, i0, m int, coef *[10]float64) {
 		panelBelow3AVX2(m, &P[t0*ld+i0], ld, &coef[0])
 	}
 }
+
+//go:noescape
+func gemvNSubAVX2(m, k int, a *float64, lda int, x *float64, y *float64)
+
+//go:noescape
+func gemvTSub4AVX2(m int, a *float64, lda int, w *float64, x *float64)

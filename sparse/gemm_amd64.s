@@ -377,6 +377,125 @@ done3:
 	VZEROUPPER
 	RET
 
+// func gemvNSubAVX2(m, k int, a *float64, lda int, x *float64, y *float64)
+//
+// y[i] -= Σ_{t<k} x[t]·a[t·lda + i] for i < m (m a multiple of 4, k ≥ 1):
+// four rows at a time, the columns four at a time into four accumulators
+// (so that the additions do not wait for one another), then one.
+TEXT ·gemvNSubAVX2(SB), NOSPLIT, $0-48
+	MOVQ m+0(FP), CX
+	MOVQ a+16(FP), SI
+	MOVQ lda+24(FP), R8
+	MOVQ y+40(FP), DX
+	SHLQ $3, R8
+	SHRQ $2, CX
+	JZ gnDone
+
+gnChunk:
+	MOVQ k+8(FP), BX
+	MOVQ x+32(FP), DI
+	MOVQ SI, R9
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	CMPQ BX, $4
+	JLT gnTail
+
+gnLoop4:
+	VBROADCASTSD (DI), Y4
+	VFMADD231PD (R9), Y4, Y0
+	ADDQ R8, R9
+	VBROADCASTSD 8(DI), Y5
+	VFMADD231PD (R9), Y5, Y1
+	ADDQ R8, R9
+	VBROADCASTSD 16(DI), Y6
+	VFMADD231PD (R9), Y6, Y2
+	ADDQ R8, R9
+	VBROADCASTSD 24(DI), Y7
+	VFMADD231PD (R9), Y7, Y3
+	ADDQ R8, R9
+	ADDQ $32, DI
+	SUBQ $4, BX
+	CMPQ BX, $4
+	JGE gnLoop4
+
+gnTail:
+	TESTQ BX, BX
+	JZ gnStore
+
+gnLoop1:
+	VBROADCASTSD (DI), Y4
+	VFMADD231PD (R9), Y4, Y0
+	ADDQ R8, R9
+	ADDQ $8, DI
+	DECQ BX
+	JNZ gnLoop1
+
+gnStore:
+	VADDPD Y1, Y0, Y0
+	VADDPD Y3, Y2, Y2
+	VADDPD Y2, Y0, Y0
+	VMOVUPD (DX), Y8
+	VSUBPD Y0, Y8, Y8
+	VMOVUPD Y8, (DX)
+	ADDQ $32, SI
+	ADDQ $32, DX
+	DECQ CX
+	JNZ gnChunk
+
+gnDone:
+	VZEROUPPER
+	RET
+
+// func gemvTSub4AVX2(m int, a *float64, lda int, w *float64, x *float64)
+//
+// x[t] -= Σ_{i<m} a[t·lda + i]·w[i] for t = 0..3 (m a multiple of 4):
+// the four columns' dot products with w at once, four rows per step.
+TEXT ·gemvTSub4AVX2(SB), NOSPLIT, $0-40
+	MOVQ m+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ lda+16(FP), R8
+	MOVQ w+24(FP), DI
+	MOVQ x+32(FP), DX
+	SHLQ $3, R8
+	LEAQ (SI)(R8*1), R9
+	LEAQ (R9)(R8*1), R10
+	LEAQ (R10)(R8*1), R11
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	SHRQ $2, CX
+	JZ gtSum
+
+gtLoop:
+	VMOVUPD (DI), Y4
+	VFMADD231PD (SI), Y4, Y0
+	VFMADD231PD (R9), Y4, Y1
+	VFMADD231PD (R10), Y4, Y2
+	VFMADD231PD (R11), Y4, Y3
+	ADDQ $32, DI
+	ADDQ $32, SI
+	ADDQ $32, R9
+	ADDQ $32, R10
+	ADDQ $32, R11
+	DECQ CX
+	JNZ gtLoop
+
+gtSum:
+	// Horizontal sums: (Y0, Y1, Y2, Y3) -> X0 = [s0 s1 s2 s3].
+	VHADDPD Y1, Y0, Y0
+	VHADDPD Y3, Y2, Y2
+	VPERM2F128 $0x21, Y2, Y0, Y4
+	VBLENDPD $0xC, Y2, Y0, Y0
+	VADDPD Y4, Y0, Y0
+	VMOVUPD (DX), Y5
+	VSUBPD Y0, Y5, Y5
+	VMOVUPD Y5, (DX)
+	VZEROUPPER
+	RET
+
 // func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
 TEXT ·cpuid(SB), NOSPLIT, $0-24
 	MOVL eaxArg+0(FP), AX

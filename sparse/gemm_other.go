@@ -25,3 +25,11 @@ func gemmSet4x4(k int, a []float64, ars, ats int, b []float64, ldb int, c []floa
 func panelBelow(P []float64, ld, t0, tb, i0, m int, coef *[10]float64) {
 	panic("sparse: panelBelow without AVX2")
 }
+
+func gemvNSubAVX2(m, k int, a *float64, lda int, x *float64, y *float64) {
+	panic("sparse: gemvNSubAVX2 without AVX2")
+}
+
+func gemvTSub4AVX2(m int, a *float64, lda int, w *float64, x *float64) {
+	panic("sparse: gemvTSub4AVX2 without AVX2")
+}
