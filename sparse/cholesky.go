@@ -788,6 +788,13 @@ func subtractTriples(l, C []float64, ldc, nu int, tcol []int, tmapAt, tmap []int
 		d1[1] -= u1[1]
 		d1[2] -= u1[2]
 		d2[2] -= u2[2]
+		if n := len(mp)/3 - 1; useAVX2 && n > 0 {
+			// The kernel writes l[bc+mp[i] .. +2] for the columns c:
+			// inside the ancestors' panels (mp indexes their rows), as
+			// the bounds checks of the loop below would verify.
+			subTriplesAVX(n, &l[0], b0, b1, b2, &mp[3], &u0[3], &u1[3], &u2[3])
+			continue
+		}
 		for i := 3; i+3 <= len(mp); i += 3 {
 			r := int(mp[i])
 			d0 := l[b0+r : b0+r+3 : b0+r+3]

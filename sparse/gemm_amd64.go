@@ -110,3 +110,6 @@ func gemvNSubAVX2(m, k int, a *float64, lda int, x *float64, y *float64)
 
 //go:noescape
 func gemvTSub4AVX2(m int, a *float64, lda int, w *float64, x *float64)
+
+//go:noescape
+func subTriplesAVX(n int, l *float64, b0, b1, b2 int, mp *int32, u0, u1, u2 *float64)

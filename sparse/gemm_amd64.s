@@ -496,6 +496,59 @@ gtSum:
 	VZEROUPPER
 	RET
 
+// func subTriplesAVX(n int, l *float64, b0, b1, b2 int, mp *int32, u0, u1, u2 *float64)
+//
+// For q < n, with r = mp[3q]: l[bc + r + a] -= uc[3q + a] for the three
+// columns c (offsets bc into l, rows uc of the update) and a = 0, 1, 2:
+// subtractTriples' inner loop, two entries by one SSE subtraction and one
+// by a scalar one; the same subtractions entry by entry.
+TEXT ·subTriplesAVX(SB), NOSPLIT, $0-72
+	MOVQ n+0(FP), CX
+	MOVQ l+8(FP), DI
+	MOVQ b0+16(FP), R8
+	MOVQ b1+24(FP), R9
+	MOVQ b2+32(FP), R10
+	MOVQ mp+40(FP), SI
+	MOVQ u0+48(FP), R11
+	MOVQ u1+56(FP), R12
+	MOVQ u2+64(FP), R13
+	SHLQ $3, R8
+	SHLQ $3, R9
+	SHLQ $3, R10
+	TESTQ CX, CX
+	JZ stDone
+
+stLoop:
+	MOVLQSX (SI), AX
+	LEAQ (DI)(AX*8), BX
+	VMOVUPD (BX)(R8*1), X0
+	VSUBPD (R11), X0, X0
+	VMOVUPD X0, (BX)(R8*1)
+	VMOVSD 16(BX)(R8*1), X1
+	VSUBSD 16(R11), X1, X1
+	VMOVSD X1, 16(BX)(R8*1)
+	VMOVUPD (BX)(R9*1), X2
+	VSUBPD (R12), X2, X2
+	VMOVUPD X2, (BX)(R9*1)
+	VMOVSD 16(BX)(R9*1), X3
+	VSUBSD 16(R12), X3, X3
+	VMOVSD X3, 16(BX)(R9*1)
+	VMOVUPD (BX)(R10*1), X4
+	VSUBPD (R13), X4, X4
+	VMOVUPD X4, (BX)(R10*1)
+	VMOVSD 16(BX)(R10*1), X5
+	VSUBSD 16(R13), X5, X5
+	VMOVSD X5, 16(BX)(R10*1)
+	ADDQ $12, SI
+	ADDQ $24, R11
+	ADDQ $24, R12
+	ADDQ $24, R13
+	DECQ CX
+	JNZ stLoop
+
+stDone:
+	RET
+
 // func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
 TEXT ·cpuid(SB), NOSPLIT, $0-24
 	MOVL eaxArg+0(FP), AX

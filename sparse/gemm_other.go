@@ -33,3 +33,7 @@ func gemvNSubAVX2(m, k int, a *float64, lda int, x *float64, y *float64) {
 func gemvTSub4AVX2(m int, a *float64, lda int, w *float64, x *float64) {
 	panic("sparse: gemvTSub4AVX2 without AVX2")
 }
+
+func subTriplesAVX(n int, l *float64, b0, b1, b2 int, mp *int32, u0, u1, u2 *float64) {
+	panic("sparse: subTriplesAVX without AVX2")
+}
