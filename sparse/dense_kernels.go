@@ -86,25 +86,31 @@ func panelFactor(P []float64, nr, ns int, dinv []float64) (int, float64) {
 		}
 		// The diagonal block.
 		e := t0 + tb
-		for c := t0; c < e; c++ {
-			col := P[c*nr+c : c*nr+e]
-			for s := t0; s < c; s++ {
-				cs := P[s*nr+c : s*nr+e]
-				v := cs[0]
-				for i, w := range cs {
-					col[i] -= v * w
-				}
-			}
-			d := col[0]
-			if !(d > 0) || math.IsInf(d, 0) {
+		if tb == 4 || tb == 3 {
+			if c, d := diagBlock(P, nr, t0, tb, dinv); c >= 0 {
 				return c, d
 			}
-			d = math.Sqrt(d)
-			r := 1 / d // one division per column, not per entry
-			col[0] = d
-			dinv[c] = r
-			for i := 1; i < len(col); i++ {
-				col[i] *= r
+		} else {
+			for c := t0; c < e; c++ {
+				col := P[c*nr+c : c*nr+e]
+				for s := t0; s < c; s++ {
+					cs := P[s*nr+c : s*nr+e]
+					v := cs[0]
+					for i, w := range cs {
+						col[i] -= v * w
+					}
+				}
+				d := col[0]
+				if !(d > 0) || math.IsInf(d, 0) {
+					return c, d
+				}
+				d = math.Sqrt(d)
+				r := 1 / d // one division per column, not per entry
+				col[0] = d
+				dinv[c] = r
+				for i := 1; i < len(col); i++ {
+					col[i] *= r
+				}
 			}
 		}
 		// The rows below it.
@@ -233,4 +239,68 @@ func gemvTSub(m, k int, A []float64, lda int, w, x []float64) {
 		}
 		x[t] -= s
 	}
+}
+
+// diagBlock factors the diagonal block of tb = 3 or 4 columns of panel P
+// starting at column t0 (already updated by the columns before it) in
+// registers: each pivot's reciprocal is formed by one division and the
+// Schur complement of the block's later columns uses it (a − a_i a_j/p),
+// so that a column waits for the previous pivot's division only, the
+// square roots (L_cc = √p, 1/L_cc = √(1/p)) aside the chain; then
+// L(i, c) = a_ic·(1/L_cc). It returns the failing column and its pivot, or
+// −1.
+func diagBlock(P []float64, nr, t0, tb int, dinv []float64) (int, float64) {
+	c0 := P[t0*nr+t0 : t0*nr+t0+tb]
+	c1 := P[(t0+1)*nr+t0 : (t0+1)*nr+t0+tb]
+	c2 := P[(t0+2)*nr+t0 : (t0+2)*nr+t0+tb]
+	a00, a10, a20 := c0[0], c0[1], c0[2]
+	a11, a21 := c1[1], c1[2]
+	a22 := c2[2]
+	var a30, a31, a32, a33 float64
+	if tb == 4 {
+		a30, a31, a32 = c0[3], c1[3], c2[3]
+		a33 = P[(t0+3)*nr+t0+3]
+	}
+	bad := func(p float64) bool { return !(p > 0) || math.IsInf(p, 0) }
+	if bad(a00) {
+		return t0, a00
+	}
+	i0 := 1 / a00
+	b10, b20, b30 := a10*i0, a20*i0, a30*i0
+	a11 -= a10 * b10
+	a21 -= a20 * b10
+	a31 -= a30 * b10
+	a22 -= a20 * b20
+	a32 -= a30 * b20
+	a33 -= a30 * b30
+	if bad(a11) {
+		return t0 + 1, a11
+	}
+	i1 := 1 / a11
+	b21, b31 := a21*i1, a31*i1
+	a22 -= a21 * b21
+	a32 -= a31 * b21
+	a33 -= a31 * b31
+	if bad(a22) {
+		return t0 + 2, a22
+	}
+	i2 := 1 / a22
+	b32 := a32 * i2
+	a33 -= a32 * b32
+	r0, r1, r2 := math.Sqrt(i0), math.Sqrt(i1), math.Sqrt(i2)
+	c0[0], c0[1], c0[2] = math.Sqrt(a00), a10*r0, a20*r0
+	c1[1], c1[2] = math.Sqrt(a11), a21*r1
+	c2[2] = math.Sqrt(a22)
+	dinv[t0], dinv[t0+1], dinv[t0+2] = r0, r1, r2
+	if tb == 4 {
+		if bad(a33) {
+			return t0 + 3, a33
+		}
+		i3 := 1 / a33
+		r3 := math.Sqrt(i3)
+		c0[3], c1[3], c2[3] = a30*r0, a31*r1, a32*r2
+		P[(t0+3)*nr+t0+3] = math.Sqrt(a33)
+		dinv[t0+3] = r3
+	}
+	return -1, 0
 }
