@@ -31,21 +31,24 @@ import (
 // kronPattern is the structure of one mapping's Jᵀ L J, computed once per
 // (Jacobian, parent offset).
 type kronPattern struct {
-	kj     *graph.RowKroneckerJacobian
-	off    int // the parent's scalar offset (a multiple of 3)
-	c, q   int // child and parent DOF columns
-	nn     int // parent DOFs
-	nbk    int // 3×3 blocks per parent DOF side (q)
-	cinv   []int32
-	entCh  []int32 // child DOF of each entry
-	rowPtr []int32 // entries of parent DOF k: rowEnt[rowPtr[k]:rowPtr[k+1]] (increasing)
-	rowEnt []int32
-	sbase  []int32 // slot of entries (e, e') of child p: slot[sbase[p] + i·n + j]
-	slot   []int32
-	nslot  int
-	pairs  []int32 // global block pairs, nbk² per slot (row block, column block)
-	vblk   []int32 // entry (I, J) of V: block within the pair's nbk² and
-	vin    []int32 // position within the 3×3 block
+	kj      *graph.RowKroneckerJacobian
+	off     int // the parent's scalar offset (a multiple of 3)
+	c, q    int // child and parent DOF columns
+	nn      int // parent DOFs
+	nbk     int // 3×3 blocks per parent DOF side (q)
+	cinv    []int32
+	entCh   []int32 // child DOF of each entry
+	rowPtr  []int32 // entries of parent DOF k: rowEnt[rowPtr[k]:rowPtr[k+1]] (increasing)
+	rowEnt  []int32
+	sbase   []int32 // slot of entries (e, e') of child p: slot[sbase[p] + i·n + j]
+	slot    []int32
+	nslot   int
+	slotPtr []int32 // slots of row k: [slotPtr[k], slotPtr[k+1]) (partners increasing)
+	slotCol []int32 // partner l of each slot
+	mirror  []int32 // slot of (l, k) for the slot of (k, l)
+	pairs   []int32 // global block pairs, nbk² per slot (row block, column block)
+	vblk    []int32 // entry (I, J) of V: block within the pair's nbk² and
+	vin     []int32 // position within the 3×3 block
 	// Per child DOF, its entries sorted by parent DOF: sorted[o + s] is
 	// the local index of the s-th, rank[e] the sorted position of entry
 	// e, and BT (c × n·q at q·c·o) the coefficients B_l of the sorted
@@ -205,7 +208,9 @@ func newKronPattern(kj *graph.RowKroneckerJacobian, off, nn int) *kronPattern {
 	var cols []int32
 	nbk := q
 	bk := func(k int) int32 { return int32((off + Q*k) / 3) }
+	p.slotPtr = make([]int32, nn+1)
 	for k := 0; k < nn; k++ {
+		p.slotPtr[k] = int32(p.nslot)
 		cols = cols[:0]
 		for _, e := range p.rowEnt[p.rowPtr[k]:p.rowPtr[k+1]] {
 			ch := p.entCh[e]
@@ -217,6 +222,7 @@ func newKronPattern(kj *graph.RowKroneckerJacobian, off, nn int) *kronPattern {
 		cols = slices.Compact(cols)
 		for _, l := range cols {
 			loc[l] = int32(p.nslot)
+			p.slotCol = append(p.slotCol, l)
 			p.nslot++
 			for bi := 0; bi < nbk; bi++ {
 				for bj := 0; bj < nbk; bj++ {
@@ -232,6 +238,19 @@ func newKronPattern(kj *graph.RowKroneckerJacobian, off, nn int) *kronPattern {
 			for j := 0; j < n; j++ {
 				p.slot[int(p.sbase[ch])+i*n+j] = loc[kj.Parents[o+j]]
 			}
+		}
+	}
+	p.slotPtr[nn] = int32(p.nslot)
+	p.mirror = make([]int32, p.nslot)
+	for k := 0; k < nn; k++ {
+		for st := p.slotPtr[k]; st < p.slotPtr[k+1]; st++ {
+			l := p.slotCol[st]
+			row := p.slotCol[p.slotPtr[l]:p.slotPtr[l+1]]
+			j, ok := slices.BinarySearch(row, int32(k))
+			if !ok {
+				return nil // not symmetric: cannot happen (pairs come from shared samples)
+			}
+			p.mirror[st] = p.slotPtr[l] + int32(j)
 		}
 	}
 	p.sorted = make([]int32, ne)
@@ -335,8 +354,9 @@ func (ms *mappedSystem) addKron(val []float64, pos [][]int32) {
 // addRows adds the blocks of parent rows [lo, hi). For each sample p of
 // node k (entry e), W = −U = −(I₃ ⊗ B_k) L_p (three q×c by c×S products)
 // and V = U (I₃ ⊗ B_lᵀ) for all the sample's nodes l at once (three Q×c by
-// c×(n·q) products, sparse.DenseGemmSub), then V's blocks are added at
-// the pairs' positions. With sym (every L_p symmetric), row k takes only
+// c×(n·q) products, sparse.DenseGemmSub), summed per pair (k, l) in a
+// buffer of the row's pairs (cache resident), which is then added to the
+// matrix once per pair. With sym (every L_p symmetric), row k takes only
 // its pairs (k, l ≥ k) (a suffix of the sample's sorted nodes) and adds
 // each block's transpose at (l, k) too: every block still has one writer
 // (the row of its smaller node), so the rows run in parallel.
@@ -344,11 +364,15 @@ func (p *kronPattern) addRows(val []float64, pos []int32, K []float64, sym bool,
 	kj := p.kj
 	c, q := p.c, p.q
 	S, Q := 3*c, 3*q
+	QQ := Q * Q
 	nb2 := p.nbk * p.nbk
 	W := make([]float64, Q*S)
-	var V []float64
-	vix, vixT := make([]int32, Q*Q), make([]int32, Q*Q)
+	var V, buf []float64
 	for k := lo; k < hi; k++ {
+		s0k := int(p.slotPtr[k])
+		ns := int(p.slotPtr[k+1]) - s0k
+		buf = resize(buf, ns*QQ)
+		clear(buf)
 		for _, e := range p.rowEnt[p.rowPtr[k]:p.rowPtr[k+1]] {
 			ch := int(p.entCh[e])
 			o := kj.Offsets[ch]
@@ -373,34 +397,45 @@ func (p *kronPattern) addRows(val []float64, pos []int32, K []float64, sym bool,
 				// V[:, r2·nq + s·q + m] = −W[:, r2·c : r2·c + c] · BT[:, s·q + m]
 				sparse.DenseGemmSub(Q, nq-s0*q, c, W[r2*c:], S, 1, BT[s0*q:], nq, V[r2*nq+s0*q:], ldv)
 			}
-			// V's index of every (block, entry) of the pair (k, l) at
-			// sorted node 0, and of its transpose for (l, k).
-			for d := range vix {
-				I, J := int(p.bI[d]), int(p.bJ[d])
-				vix[d] = int32(I*ldv + (J/q)*nq + J%q)
-				vixT[d] = int32(J*ldv + (I/q)*nq + I%q)
-			}
 			sb := int(p.sbase[ch])
 			for sj := s0; sj < n; sj++ {
 				j := int(p.sorted[o+sj])
-				l := kj.Parents[o+j]
-				st := p.slot[sb+i*n+j]
-				Vs := V[sj*q:]
-				for b, bp := range pos[int(st)*nb2 : int(st+1)*nb2] {
-					d := val[9*int(bp) : 9*int(bp)+9 : 9*int(bp)+9]
-					ix := vix[9*b : 9*b+9 : 9*b+9]
-					for t := range d {
-						d[t] += Vs[ix[t]]
+				st := int(p.slot[sb+i*n+j]) - s0k
+				B := buf[st*QQ : (st+1)*QQ : (st+1)*QQ]
+				for I := 0; I < Q; I++ {
+					Vr := V[I*ldv:]
+					Br := B[I*Q : (I+1)*Q : (I+1)*Q]
+					for r2 := 0; r2 < 3; r2++ {
+						src := Vr[r2*nq+sj*q : r2*nq+sj*q+q : r2*nq+sj*q+q]
+						dst := Br[r2*q : r2*q+q : r2*q+q]
+						for m, v := range src {
+							dst[m] += v
+						}
 					}
 				}
-				if sym && l != k {
-					st := p.slot[sb+j*n+i]
-					for b, bp := range pos[int(st)*nb2 : int(st+1)*nb2] {
-						d := val[9*int(bp) : 9*int(bp)+9 : 9*int(bp)+9]
-						ix := vixT[9*b : 9*b+9 : 9*b+9]
-						for t := range d {
-							d[t] += Vs[ix[t]]
-						}
+			}
+		}
+		// The row's pairs into the matrix (and their mirrors).
+		for st := 0; st < ns; st++ {
+			l := int(p.slotCol[s0k+st])
+			if sym && l < k {
+				continue
+			}
+			B := buf[st*QQ : (st+1)*QQ : (st+1)*QQ]
+			for b, bp := range pos[(s0k+st)*nb2 : (s0k+st+1)*nb2] {
+				d := val[9*int(bp) : 9*int(bp)+9 : 9*int(bp)+9]
+				bi, bj := p.bI[9*b:9*b+9:9*b+9], p.bJ[9*b:9*b+9:9*b+9]
+				for t := range d {
+					d[t] += B[int(bi[t])*Q+int(bj[t])]
+				}
+			}
+			if sym && l != k {
+				mt := int(p.mirror[s0k+st])
+				for b, bp := range pos[mt*nb2 : (mt+1)*nb2] {
+					d := val[9*int(bp) : 9*int(bp)+9 : 9*int(bp)+9]
+					bi, bj := p.bI[9*b:9*b+9:9*b+9], p.bJ[9*b:9*b+9:9*b+9]
+					for t := range d {
+						d[t] += B[int(bj[t])*Q+int(bi[t])]
 					}
 				}
 			}
