@@ -279,3 +279,31 @@ func TestLargeDForces4MatchesScalar(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkLargeElementMatrices: the element matrices of method "large"
+// (kernel and its inputs) of the 648-tetrahedron block-test mesh, per
+// pass, through the AVX kernel and through the scalar largeElementMatrix.
+func BenchmarkLargeElementMatrices(b *testing.B) {
+	_, ts, _ := loadBlockCase(b, blockCase{"FEM/large/exact", "TetrahedronFEMForceField",
+		"method = \"large\"\n  youngModulus = 1e6\n  poissonRatio = 0.35"})
+	ne := ts.mesh.numElements()
+	b.Run("avx", func(b *testing.B) {
+		if !useLargeAVX {
+			b.Skip("no AVX")
+		}
+		var g largeGroup
+		for b.Loop() {
+			for e0 := 0; e0 < ne; e0 += 4 {
+				ts.largeBlocksGroup(&g, e0, min(4, ne-e0), 1)
+			}
+		}
+	})
+	b.Run("scalar", func(b *testing.B) {
+		var out [144]float64
+		for b.Loop() {
+			for e := 0; e < ne; e++ {
+				ts.largeElementMatrix(e, 1, out[:])
+			}
+		}
+	})
+}

@@ -39,7 +39,7 @@ func blockCases() []blockCase {
 // state, linearised at a rotated, randomly deformed configuration
 // (displacements of 3% of the box width: stretches and element rotations
 // well away from the rest tangent).
-func loadBlockCase(t *testing.T, c blockCase) (graph.ForceField, *tetSolid, []float64) {
+func loadBlockCase(t testing.TB, c blockCase) (graph.ForceField, *tetSolid, []float64) {
 	t.Helper()
 	s := graphtest.MustLoad(t, "blocks.toml", fmt.Sprintf(`
 [[node]]
