@@ -618,14 +618,14 @@ func TestMeshfreeCylinderPointFile(t *testing.T) {
 //     has come to rest (kinetic energy below 5% of the snap's).
 //
 // -short runs the first 3 steps only (to 9 mm: the exit status, the
-// convergence and the static path; about 7 s); the buckling needs the
-// whole run (about 45 s of CPU).
+// convergence and the static path; about 3 s); the buckling needs the
+// whole run (about 12 s of CPU).
 func TestMeshfreeCylinderBuckle(t *testing.T) {
 	const path = "../scenes/meshfree_cylinder_buckle.toml"
 	args := []string{"-quiet", path}
 	if testing.Short() {
 		// The first 3 steps (to 9 mm) and the static reference, about
-		// 10 s of CPU; the whole run (about 45 s) checks the buckling.
+		// 3 s; the whole run (about 12 s of CPU) checks the buckling.
 		args = []string{"-quiet", "-steps", "3", path}
 	}
 	const R, th, E, Heff = 0.1, 0.01, 1e6, 0.17
@@ -706,7 +706,7 @@ func TestMeshfreeCylinderBuckle(t *testing.T) {
 	}
 
 	if testing.Short() {
-		t.Skip("-short: the buckling needs the whole run (21 implicit Euler steps, about 45 s of CPU)")
+		t.Skip("-short: the buckling needs the whole run (21 implicit Euler steps, about 12 s of CPU)")
 	}
 
 	// Peak, the fall after it, the snap's kinetic energy.
