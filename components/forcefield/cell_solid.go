@@ -216,8 +216,17 @@ func (s *cellSolid) setup(mesh *cellElements, law material.Law, scale []float64,
 	s.kblocksBody = s.kblocksRange
 	s.gatherBody = func(lo, hi int) { s.mesh.gatherAdd(s.argOut, s.elem, lo, hi) }
 	s.blocks, s.blockStart = nil, nil
-	s.resetCells()
 	s.plastic = nil
+	s.bindCells(st, ne, s.stride, cellGrain, s.elements, s.cellRange, s.plasticStrains)
+}
+
+// plasticStrains returns the plastic strains for the cell data (nil
+// without plasticity).
+func (s *cellSolid) plasticStrains() []float64 {
+	if s.plastic == nil {
+		return nil
+	}
+	return s.plastic.strain
 }
 
 // setWorkers fixes the number of workers (0: runtime.GOMAXPROCS(0)).
@@ -337,40 +346,11 @@ func (s *cellSolid) dforceRange(lo, hi int) {
 	}
 }
 
-// CellData implements visual.CellDataProvider: per element, in the
-// topology's order, at the state's current position,
-//
-//   - "vonMisesStress" (Pa): √(3/2 s:s), s the deviator of the element's
-//     volume-averaged reported stress (the Cauchy stress J⁻¹PFᵀ unless the
-//     force field substitutes its own, as HexahedronFEMForceField's
-//     rotated linear stress);
-//   - "strainEnergyDensity" (J/m³): the element's energy per rest volume,
-//     Σ_q w_q Ψ(F_q) / Σ_q w_q, so Σ density·V_rest is the potential
-//     energy;
-//   - "plasticStrain" (6 components, εxx εyy εzz εxy εyz εxz), only with
-//     plasticity on: the element's plastic strain εₚ (F above is then the
-//     elastic gradient Fₑ = F (I + εₚ)⁻¹).
-//
-// Both are scaled by Eₑ/E like the forces; computed only when asked.
-func (s *cellSolid) CellData() map[string][]float64 {
-	if s.mesh == nil {
-		return nil
-	}
-	if s.cellArrays == nil {
-		var plastic []float64
-		if s.plastic != nil {
-			plastic = s.plastic.strain
-		}
-		s.initCells(s.mesh.numElements(), s.stride, cellGrain, s.cellRange, plastic)
-	}
-	s.argX = s.state.Vec(graph.Position)
-	s.elements(s.cellBody)
-	s.argX = nil
-	return s.cellArrays
-}
-
+// cellRange fills the cell data of elements [lo, hi) (cellData.CellData):
+// the volume averages of the quadrature points' reported stresses and
+// energies.
 func (s *cellSolid) cellRange(lo, hi int) {
-	m, x, st, law := s.mesh, s.argX, s.stride, s.law
+	m, x, st, law := s.mesh, s.cellX, s.stride, s.law
 	k := 18 * (lo / cellGrain)
 	F, P := s.scratch[k:k+9:k+9], s.scratch[k+9:k+18:k+18]
 	c := st * (lo / cellGrain)

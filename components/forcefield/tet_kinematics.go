@@ -404,50 +404,24 @@ func (s *tetSolid) setup(mesh *tetElements, law material.Law, weight []float64, 
 	s.forceBody = s.forceRange
 	s.dforceBody = s.dforceRange
 	s.energyBody = s.energyRange
-	s.resetCells() // sized at the first CellData
 	s.plastic = nil
+	s.bindCells(st, ne, s.stride, elementGrain, s.asm.elements, s.cellRange, s.plasticStrains)
 }
 
-// CellData implements visual.CellDataProvider: per tetrahedron, in the
-// topology's order, at the state's current position,
-//
-//   - "vonMisesStress" (Pa): √(3/2 s:s), s the deviator of the element's
-//     reported stress σ — the Cauchy stress σ = J⁻¹ P Fᵀ unless the force
-//     field substitutes its own definition (TetrahedronFEMForceField: the
-//     rotated linear stress);
-//   - "strainEnergyDensity" (J/m³): Ψ(F) per unit rest volume, so that
-//     Σ density·V_rest is the force field's potential energy;
-//   - "plasticStrain" (6 components, εxx εyy εzz εxy εyz εxz), only with
-//     plasticity on (Plasticity): the element's plastic strain εₚ.
-//
-// With plasticity, F above is the elastic gradient Fₑ = F (I + εₚ)⁻¹.
-//
-// Both are scaled by the element's Eₑ/E like its forces. They are
-// computed here, in a parallel element loop, only when an exporter asks
-// (nothing is spent on them during steps); the returned slices are reused
-// by the next call.
-func (s *tetSolid) CellData() map[string][]float64 {
-	if s.mesh == nil {
+// plasticStrains returns the plastic strains for the cell data (nil
+// without plasticity).
+func (s *tetSolid) plasticStrains() []float64 {
+	if s.plastic == nil {
 		return nil
 	}
-	if s.cellArrays == nil {
-		var plastic []float64
-		if s.plastic != nil {
-			plastic = s.plastic.strain
-		}
-		s.initCells(s.mesh.numElements(), s.stride, elementGrain, s.cellRange, plastic)
-	}
-	s.argX = s.state.Vec(graph.Position)
-	s.asm.elements(s.cellBody)
-	s.argX = nil
-	return s.cellArrays
+	return s.plastic.strain
 }
 
 // cellRange fills the cell data of elements [lo, hi). It uses its own law
 // cache (not the one AddDForce linearises with) and the chunk's slot of
 // the F/P scratch, like forceRange.
 func (s *tetSolid) cellRange(lo, hi int) {
-	m, x, st, law := s.mesh, s.argX, s.stride, s.law
+	m, x, st, law := s.mesh, s.cellX, s.stride, s.law
 	k := 18 * (lo / elementGrain)
 	F, P := s.scratch[k:k+9:k+9], s.scratch[k+9:k+18:k+18]
 	c := st * (lo / elementGrain)

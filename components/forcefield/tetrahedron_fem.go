@@ -71,7 +71,7 @@ import (
 // tetSolid's, shared with TetrahedronHyperelasticityFEMForceField.
 //
 // VTU output (runscene -out, VTKExporter) gets two cell data arrays from
-// it (tetSolid.CellData): "vonMisesStress" (Pa) of the rotated linear
+// it (cellData.CellData): "vonMisesStress" (Pa) of the rotated linear
 // stress R (2μ ε + λ tr(ε) I) Rᵀ, ε = sym(RᵀF) − I (rotatedLinearStress;
 // SOFA's definition, the Cauchy stress to first order in the strain), and
 // "strainEnergyDensity" (J/m³ of rest volume), the method's Ψ above.

@@ -37,7 +37,7 @@ import (
 // Eₑ/E at the common ν.
 //
 // VTU output (runscene -out, VTKExporter) gets two cell data arrays from
-// it (tetSolid.CellData): "vonMisesStress" (Pa), the von Mises stress of
+// it (cellData.CellData): "vonMisesStress" (Pa), the von Mises stress of
 // the Cauchy stress σ = J⁻¹ P Fᵀ (of the Kirchhoff stress P Fᵀ for a flat
 // or inverted element, where σ is undefined), and "strainEnergyDensity"
 // (J/m³ of rest volume), Ψ(F).
