@@ -109,6 +109,14 @@ func mixedHexMesh(dx float64, ny int, dz float64) (*meshio.Mesh, []int, int) {
 // back face x = 0 fixed) under the force P along −y at the rod's tip
 // node and returns the tip's deflection and the number of hexahedra.
 func mixedHexDeflection(t testing.TB, P, dx float64, ny int, dz float64) (float64, int) {
+	d, n := mixedHexDeflectionAt(t, P, dx, ny, dz, nil)
+	return d[0], n
+}
+
+// mixedHexDeflectionAt is mixedHexDeflection that also returns the
+// deflections (−u_y) at the mesh nodes at the given points (each must be
+// a node of the mesh), after the tip's.
+func mixedHexDeflectionAt(t testing.TB, P, dx float64, ny int, dz float64, at []geom.Vec3) ([]float64, int) {
 	m, clamp, tip := mixedHexMesh(dx, ny, dz)
 	if tip < 0 {
 		t.Fatal("no node at the rod's tip")
@@ -158,8 +166,23 @@ name = "fem"
 		t.Fatal(err)
 	}
 	st := graphtest.Find[graph.State](t, s, "fem/dofs")
-	d := geom.At(st.Vec(graph.Position), tip).Sub(geom.At(st.Vec(graph.RestPosition), tip))
-	return -d[1], len(m.Hexahedra)
+	defl := func(p int) float64 {
+		return -(geom.At(st.Vec(graph.Position), p)[1] - geom.At(st.Vec(graph.RestPosition), p)[1])
+	}
+	out := []float64{defl(tip)}
+	for _, x := range at {
+		found := -1
+		for p := 0; p < len(m.Points)/3; p++ {
+			if geom.At(m.Points, p).Sub(x).Norm() < 1e-12 {
+				found = p
+			}
+		}
+		if found < 0 {
+			t.Fatalf("no hexahedral mesh node at %v (dx = %g)", x, dx)
+		}
+		out = append(out, defl(found))
+	}
+	return out, len(m.Hexahedra)
 }
 
 // mixedHexReference returns the linear tip deflection of the mixed
