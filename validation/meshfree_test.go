@@ -483,7 +483,8 @@ func mixedBeamEstimate(P float64) float64 {
 // curvature there (×17 from plate to rod), so the rod's root and the
 // plate's root are stiffened over about a support. Measured, tip / FEM
 // − 1 (MESHFREE_LONG=1 adds 80, 120 and 200 nodes): see the README
-// table; the limit below is the 52-node figure with a margin of 1%
+// table (TestMeshfreeMixedJunctionRefinement splits it between the two
+// junctions and shows it first order in the rod's node spacing); the limit below is the 52-node figure with a margin of 1%
 // (the discretisation is deterministic: Lloyd iterations from a fixed
 // start).
 func TestMeshfreeMixedScene(t *testing.T) {
