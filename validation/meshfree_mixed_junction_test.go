@@ -58,6 +58,23 @@ func mixedDenseRodPoints(n int) string {
 	return b.String()
 }
 
+// mixedNodes replaces the scene's nodeCount and fixedNodes (its 30 rod
+// nodes) by n nodes of which the given ones are fixed (none: all by Lloyd
+// iterations).
+func mixedNodes(t testing.TB, src string, n int, fixed []string) string {
+	t.Helper()
+	i := strings.Index(src, "  nodeCount = 120\n  fixedNodes = [")
+	if i < 0 {
+		t.Fatal("scenes/meshfree_mixed.toml: no nodeCount = 120 followed by fixedNodes")
+	}
+	j := i + strings.Index(src[i:], "]]\n") + 3
+	lines := fmt.Sprintf("  nodeCount = %d\n", n)
+	if len(fixed) > 0 {
+		lines += "  fixedNodes = [" + strings.Join(fixed, ", ") + "]\n"
+	}
+	return src[:i] + lines + src[j:]
+}
+
 // mixedSplitRun solves scenes/meshfree_mixed.toml under P with the edits
 // given and returns the tip deflection, its split and the number of
 // nodes on the rod (x > 0.5).
@@ -117,8 +134,8 @@ func TestMeshfreeMixedJunctionRefinement(t *testing.T) {
 	if os.Getenv("MESHFREE_LONG") == "1" {
 		for _, c := range [][2]int{{52, 156}, {80, 240}, {120, 360}, {200, 600}} {
 			tip, plate, rod, nr := mixedSplitRun(t, P, func(src string) string {
-				src = framesReplaceOnce(t, src, "nodeCount = 52", fmt.Sprintf("nodeCount = %d", c[0]))
-				return framesReplaceOnce(t, src, "elastonCount = 156", fmt.Sprintf("elastonCount = %d", c[1]))
+				src = mixedNodes(t, src, c[0], nil)
+				return framesReplaceOnce(t, src, "elastonCount = 1500", fmt.Sprintf("elastonCount = %d", c[1]))
 			})
 			t.Logf("scene, %d nodes (%d on the rod), %d elastons: tip %+.2f%%, block and plate %+.2f%%, rod %+.2f%%",
 				c[0], nr, c[1], 100*(tip/refTip-1), 100*(plate/refPlate-1), 100*(rod/refRod-1))
@@ -141,8 +158,8 @@ func TestMeshfreeMixedJunctionRefinement(t *testing.T) {
 				fixed[i] = fmt.Sprintf("[%.6f, 0, 0]", 0.5+0.4*(float64(i)+0.5)/float64(n))
 			}
 			src = framesReplaceOnce(t, src, `"meshes/meshfree_mixed.xyz"`, fmt.Sprintf("%q", pf))
-			src = framesReplaceOnce(t, src, "nodeCount = 52", "nodeCount = 200\n  fixedNodes = ["+strings.Join(fixed, ", ")+"]")
-			return framesReplaceOnce(t, src, "elastonCount = 156", "elastonCount = 1500")
+			src = mixedNodes(t, src, 200, fixed)
+			return src
 		})
 		if nr != n {
 			t.Errorf("%d rod nodes given, %d on the rod", n, nr)
