@@ -491,9 +491,10 @@ func mixedBeamEstimate(P float64) float64 {
 // plate's root are stiffened over about a support. Measured, tip / FEM
 // − 1 (MESHFREE_LONG=1 adds 80, 120 and 200 nodes): see the README
 // table (TestMeshfreeMixedJunctionRefinement splits it between the two
-// junctions and shows it first order in the rod's node spacing); the limit below is the 52-node figure with a margin of 1%
-// (the discretisation is deterministic: Lloyd iterations from a fixed
-// start).
+// junctions and shows it first order in the rod's node spacing, which is
+// why the scene gives its 30 rod nodes as fixedNodes); the limit is the
+// shipped figure with a small margin (mixedLimit; the discretisation is
+// deterministic: given nodes, Lloyd iterations from a fixed start).
 func TestMeshfreeMixedScene(t *testing.T) {
 	const P = 2e-5
 	ref, _, _ := mixedHexReference(t, P, 0.005)
