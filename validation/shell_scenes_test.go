@@ -13,13 +13,7 @@ import (
 // state.
 func solveSceneFile(t *testing.T, file, shell string) graph.State {
 	t.Helper()
-	s, err := graph.LoadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Init(); err != nil {
-		t.Fatal(err)
-	}
+	s := loadFramesScene(t, file, nil)
 	if err := s.Step(); err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package validation
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/sofago/sofago/components/forcefield"
@@ -10,18 +11,13 @@ import (
 	"github.com/sofago/sofago/graph/graphtest"
 )
 
-// shellPlate is a square plate a × a in the plane z = 0 with n cells per
-// side (checkerboard triangles), TriangularShellForceField, its boundary
-// held (FixedConstraint) and, when clamped, its edges clamped; a uniform
-// pressure q downwards (SurfaceTractionForceField: consistent nodal loads).
-func shellPlate(n int, a, h, e, nu, q float64, clamped bool) string {
-	cl := ""
-	if clamped {
-		d := 1e-6 * a
-		cl = fmt.Sprintf("  clampedBoxes = [[%g, %g, -1, %g, %g, 1], [%g, %g, -1, %g, %g, 1], [%g, %g, -1, %g, %g, 1], [%g, %g, -1, %g, %g, 1]]\n",
-			-d, -d, d, a+d, a-d, -d, a+d, a+d, -d, -d, a+d, d, -d, a-d, a+d, a+d)
-	}
-	d := 1e-6 * a
+// shellGrid is the static scene of the shell tests on a flat grid: an
+// a × a plate in the plane z = 0 with n cells per side (checkerboard
+// triangles), TriangularShellForceField (E, ν, thickness h, the fields
+// extra, e.g. clampedBoxes), the boundary objects bc (held edges) and a
+// uniform pressure q downwards (SurfaceTractionForceField: consistent
+// nodal loads); StaticSolver and SparseCholeskySolver.
+func shellGrid(n int, a, h, e, nu, q float64, extra, bc string) string {
 	return fmt.Sprintf(`
 gravity = [0, 0, 0]
 [[node]]
@@ -46,22 +42,38 @@ name = "plate"
   youngModulus = %.17g
   poissonRatio = %.17g
   thickness = %.17g
-%s  [[node.object]]
-  type = "FixedConstraint"
-  box = [%g, %g, -1, %g, %g, 1]
-  [[node.object]]
-  type = "FixedConstraint"
-  box = [%g, %g, -1, %g, %g, 1]
-  [[node.object]]
-  type = "FixedConstraint"
-  box = [%g, %g, -1, %g, %g, 1]
-  [[node.object]]
-  type = "FixedConstraint"
-  box = [%g, %g, -1, %g, %g, 1]
-  [[node.object]]
+%s%s  [[node.object]]
   type = "SurfaceTractionForceField"
   traction = [0, 0, %.17g]
-`, a, a, n+1, n+1, e, nu, h, cl, -d, -d, d, a+d, a-d, -d, a+d, a+d, -d, -d, a+d, d, -d, a-d, a+d, a+d, -q)
+`, a, a, n+1, n+1, e, nu, h, extra, bc, -q)
+}
+
+// shellHeld returns a FixedConstraint per box [x0, y0, x1, y1] (z from −1
+// to 1).
+func shellHeld(boxes ...[4]float64) string {
+	var b strings.Builder
+	for _, x := range boxes {
+		fmt.Fprintf(&b, "  [[node.object]]\n  type = \"FixedConstraint\"\n  box = [%g, %g, -1, %g, %g, 1]\n", x[0], x[1], x[2], x[3])
+	}
+	return b.String()
+}
+
+// shellPlate is a square plate a × a in the plane z = 0 with n cells per
+// side (checkerboard triangles), TriangularShellForceField, its boundary
+// held (FixedConstraint) and, when clamped, its edges clamped; a uniform
+// pressure q downwards (SurfaceTractionForceField: consistent nodal loads).
+func shellPlate(n int, a, h, e, nu, q float64, clamped bool) string {
+	d := 1e-6 * a
+	edges := [][4]float64{{-d, -d, d, a + d}, {a - d, -d, a + d, a + d}, {-d, -d, a + d, d}, {-d, a - d, a + d, a + d}}
+	cl := ""
+	if clamped {
+		var bs []string
+		for _, x := range edges {
+			bs = append(bs, fmt.Sprintf("[%g, %g, -1, %g, %g, 1]", x[0], x[1], x[2], x[3]))
+		}
+		cl = "  clampedBoxes = [" + strings.Join(bs, ", ") + "]\n"
+	}
+	return shellGrid(n, a, h, e, nu, q, cl, shellHeld(edges...))
 }
 
 // solveShell loads a scene, takes one static step and returns the state.
@@ -125,40 +137,7 @@ func shellStrip(n int, h, e, q float64, clamped bool) string {
 	if clamped {
 		cl = fmt.Sprintf("  clampedBoxes = [[%g, -1, -1, %g, 2, 1], [%g, -1, -1, %g, 2, 1]]\n", -d, d, 1-d, 1+d)
 	}
-	return fmt.Sprintf(`
-gravity = [0, 0, 0]
-[[node]]
-name = "plate"
-  [[node.object]]
-  type = "StaticSolver"
-  iterations = 10
-  tolerance = 1e-10
-  [[node.object]]
-  type = "SparseCholeskySolver"
-  [[node.object]]
-  type = "RegularGridTopology"
-  min = [0, 0, 0]
-  max = [1, 1, 0]
-  n = [%d, %d, 1]
-  [[node.object]]
-  type = "MechanicalObject"
-  name = "dofs"
-  [[node.object]]
-  type = "TriangularShellForceField"
-  name = "shell"
-  youngModulus = %.17g
-  poissonRatio = 0
-  thickness = %.17g
-%s  [[node.object]]
-  type = "FixedConstraint"
-  box = [%g, -1, -1, %g, 2, 1]
-  [[node.object]]
-  type = "FixedConstraint"
-  box = [%g, -1, -1, %g, 2, 1]
-  [[node.object]]
-  type = "SurfaceTractionForceField"
-  traction = [0, 0, %.17g]
-`, n+1, n+1, e, h, cl, -d, d, 1-d, 1+d, -q)
+	return shellGrid(n, 1, h, e, 0, q, cl, shellHeld([4]float64{-d, -1, d, 2}, [4]float64{1 - d, -1, 1 + d, 2}))
 }
 
 // TestShellStrip: with ν = 0 a plate held on two opposite edges and free
