@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/BurntSushi/toml"
 	"github.com/sofago/sofago/geom"
 	"github.com/sofago/sofago/graph"
 	"github.com/sofago/sofago/graph/graphtest"
@@ -592,6 +594,56 @@ func TestMeshfreeCylinderPointFile(t *testing.T) {
 	}
 	if got := mustRead(t, path); got != want {
 		t.Errorf("%s differs from cylinderPoints() (MESHFREE_WRITE=1 go test -run TestMeshfreeCylinderPointFile ./validation/ rewrites it)", path)
+	}
+}
+
+// TestMeshfreeCylinderSceneInlinePoints: the positions written inline
+// in scenes/meshfree_cylinder_buckle.toml (MechanicalObject has no point
+// file) are copies of meshes/meshfree_cylinder.xyz, which the sampler
+// reads: "material" all 1,260 points in the file's order, "bottom" the
+// first two rows (126), "top" and "platen" the last two; a regenerated
+// point file without the scene edited to match fails here.
+func TestMeshfreeCylinderSceneInlinePoints(t *testing.T) {
+	var pts [][3]float64
+	for _, l := range strings.Split(cylinderPoints(), "\n") {
+		if l = strings.TrimSpace(l); l == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		var p [3]float64
+		if _, err := fmt.Sscan(l, &p[0], &p[1], &p[2]); err != nil {
+			t.Fatalf("cylinderPoints line %q: %v", l, err)
+		}
+		pts = append(pts, p)
+	}
+	var scene struct {
+		Node []struct {
+			Node []struct {
+				Name   string
+				Object []struct {
+					Position [][3]float64
+				}
+			}
+		}
+	}
+	if _, err := toml.Decode(mustRead(t, "../scenes/meshfree_cylinder_buckle.toml"), &scene); err != nil {
+		t.Fatal(err)
+	}
+	const rows = 126
+	want := map[string][][3]float64{"material": pts, "bottom": pts[:rows], "top": pts[len(pts)-rows:], "platen": pts[len(pts)-rows:]}
+	seen := 0
+	for _, n := range scene.Node[0].Node {
+		w, ok := want[n.Name]
+		if !ok {
+			continue
+		}
+		seen++
+		got := n.Object[0].Position
+		if !slices.Equal(got, w) {
+			t.Errorf("node %q: %d inline positions differ from the %d expected rows of meshes/meshfree_cylinder.xyz", n.Name, len(got), len(w))
+		}
+	}
+	if seen != len(want) {
+		t.Errorf("found %d of the nodes %v in the scene", seen, want)
 	}
 }
 
