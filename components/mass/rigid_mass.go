@@ -239,11 +239,6 @@ func (r *RigidMass) gyroscopicDForce(k int, d geom.Vec3, kFactor, bFactor float6
 	return t
 }
 
-// skew returns [a]×, the matrix of v ↦ a × v.
-func skew(a geom.Vec3) geom.Mat3 {
-	return geom.Mat3{0, -a[2], a[1], a[2], 0, -a[0], -a[1], a[0], 0}
-}
-
 // AddKToMatrix implements graph.StiffnessAssembler: with gyroscopic, per
 // frame the rotational block kFactor·([ω]×[L]× − [ω]× I_w [ω]×), L = I_w ω,
 // the K that gyroscopicDForce applies (at the orientation and ω of the
@@ -255,8 +250,8 @@ func (r *RigidMass) AddKToMatrix(m graph.MatrixAccumulator, kFactor float64) {
 	}
 	for k := range r.rot {
 		w, Iw := r.omega[k], r.world[k]
-		W := skew(w)
-		K := W.Mul(skew(Iw.MulVec(w))).Sub(W.Mul(Iw).Mul(W)).Scale(kFactor)
+		W := w.Skew()
+		K := W.Mul(Iw.MulVec(w).Skew()).Sub(W.Mul(Iw).Mul(W)).Scale(kFactor)
 		addRotBlock(m, 6*k+3, &K)
 	}
 }
@@ -270,7 +265,7 @@ func (r *RigidMass) AddBToMatrix(m graph.MatrixAccumulator, bFactor float64) {
 	}
 	for k := range r.rot {
 		w, Iw := r.omega[k], r.world[k]
-		B := skew(Iw.MulVec(w)).Sub(skew(w).Mul(Iw)).Scale(bFactor)
+		B := Iw.MulVec(w).Skew().Sub(w.Skew().Mul(Iw)).Scale(bFactor)
 		addRotBlock(m, 6*k+3, &B)
 	}
 }
