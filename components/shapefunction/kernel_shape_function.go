@@ -63,7 +63,7 @@ func (s *KernelShapeFunction) buildKernels(o []geom.Vec3) (kernelEvaluator, erro
 		return nil, errors.New("KernelShapeFunction needs at least two nodes (the support radius is a multiple of the nearest-node distance)")
 	}
 	tree := newKDTree(o)
-	k := &compactKernel{origins: append([]geom.Vec3(nil), o...), rho2: make([]float64, len(o)), tree: tree}
+	k := &compactKernel{origins: append([]geom.Vec3(nil), o...), rho2: make([]float64, len(o))}
 	for f, x := range o {
 		d := math.Inf(1)
 		for _, i := range tree.kNearest(x, 2) {
@@ -76,7 +76,6 @@ func (s *KernelShapeFunction) buildKernels(o []geom.Vec3) (kernelEvaluator, erro
 		}
 		r := s.SupportFactor * d
 		k.rho2[f] = r * r
-		k.maxRho = math.Max(k.maxRho, r)
 	}
 	return k, nil
 }
@@ -84,8 +83,6 @@ func (s *KernelShapeFunction) buildKernels(o []geom.Vec3) (kernelEvaluator, erro
 type compactKernel struct {
 	origins []geom.Vec3
 	rho2    []float64
-	maxRho  float64
-	tree    *kdTree
 }
 
 func (k *compactKernel) numFrames() int { return len(k.origins) }
