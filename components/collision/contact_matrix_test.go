@@ -102,20 +102,7 @@ func TestContactMatricesMatchProducts(t *testing.T) {
 	interaction("self-contact", oneSurfaceScene(t, pts, tris, true, 0.03))
 
 	_, pl := twoSpheresScene(t, 0.1, 24, 13, 0.02, 0.03)
-	pl.Damping, pl.Friction, pl.SlipVelocity = 30, 0.4, 0.05
-	st, sb := pl.models[0], pl.models[1]
-	sb.solver = nil
-	for _, ps := range pl.pairs {
-		switch {
-		case ps.a == st && ps.b == sb:
-			ps.coupling = coupleStaticB
-		case ps.a == sb && ps.b == st:
-			ps.coupling = coupleStaticA
-		}
-	}
-	if err := pl.DetectContacts(0); err != nil {
-		t.Fatal(err)
-	}
+	st, _ := staticSecondSphere(t, pl)
 	x := st.state.Vec(graph.Position)
 	v := graphtest.RandomDeriv(rng, len(x), 0.1)
 	st.addForce(make([]float64, len(x)), x, v)

@@ -77,18 +77,13 @@ func TestContactTangent(t *testing.T) {
 	graphtest.CheckForceField(t, ff, graph.Vec3, x, v, graphtest.Options{SkipEnergy: true, CheckDamping: true})
 }
 
-// TestContactAgainstStaticObject checks the contacts a moving object gets
-// from a static one (no solver above it): they live in the moving object's
-// collision model, a force field on its own state, evaluated against the
-// static surface where it is; same fixture, both the point side (the
-// moving sphere's vertices in the static one) and the triangle side (the
-// static sphere's vertices in the moving one, whose triangles carry the
-// force by barycentric weights).
-func TestContactAgainstStaticObject(t *testing.T) {
-	s, pl := twoSpheresScene(t, 0.1, 24, 13, 0.02, 0.03)
-	// Make b static, as if no solver were above it.
+// staticSecondSphere makes the second model of twoSpheresScene's pipeline
+// static, as if no solver were above it (dashpot and friction on), and
+// detects the contacts; it returns the moving and the static model.
+func staticSecondSphere(t *testing.T, pl *CollisionPipeline) (st, sb *model) {
+	t.Helper()
 	pl.Damping, pl.Friction, pl.SlipVelocity = 30, 0.4, 0.05
-	st, sb := pl.models[0], pl.models[1]
+	st, sb = pl.models[0], pl.models[1]
 	sb.solver = nil
 	for _, ps := range pl.pairs {
 		switch {
@@ -101,6 +96,19 @@ func TestContactAgainstStaticObject(t *testing.T) {
 	if err := pl.DetectContacts(0); err != nil {
 		t.Fatal(err)
 	}
+	return st, sb
+}
+
+// TestContactAgainstStaticObject checks the contacts a moving object gets
+// from a static one (no solver above it): they live in the moving object's
+// collision model, a force field on its own state, evaluated against the
+// static surface where it is; same fixture, both the point side (the
+// moving sphere's vertices in the static one) and the triangle side (the
+// static sphere's vertices in the moving one, whose triangles carry the
+// force by barycentric weights).
+func TestContactAgainstStaticObject(t *testing.T) {
+	s, pl := twoSpheresScene(t, 0.1, 24, 13, 0.02, 0.03)
+	st, sb := staticSecondSphere(t, pl)
 	col := graphtest.Find[*TriangleCollisionModel](t, s, "world/a/collision")
 	n, _ := pl.ContactStats()
 	t.Logf("%d contacts, %d on the moving model", n, len(st.oneSided.list))
