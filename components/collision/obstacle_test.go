@@ -14,6 +14,8 @@ import (
 // obstacleUnderTest is what the fixture tests need of an obstacle component.
 type obstacleUnderTest interface {
 	graph.ForceField
+	graph.StiffnessAssembler
+	graph.DampingAssembler
 	Validate() error
 }
 
@@ -168,6 +170,26 @@ func TestObstacleFixtures(t *testing.T) {
 			// that friction runs in both regimes (|u| around v_s).
 			v := graphtest.RandomDeriv(rng, len(x), 0.2)
 			graphtest.CheckForceField(t, tc.ff, graph.Vec3, x, v, graphtest.Options{SkipEnergy: true, CheckDamping: true})
+			// The matrices the assembled solvers take (AddKToMatrix,
+			// AddBToMatrix) column by column against AddDForce at x, v:
+			// every obstacle, box edges and mesh features included (the
+			// solver package's scene check sees only planes and spheres).
+			// Both sides sum the same terms in other orders: 1e-12 of the
+			// column's largest entry.
+			const kf, bf = -0.7, 0.3
+			tc.ff.AddForce(make([]float64, len(x)), x, v)
+			for _, c := range []struct {
+				name  string
+				write func(m graph.MatrixAccumulator)
+				k, b  float64
+			}{{"kK", func(m graph.MatrixAccumulator) { tc.ff.AddKToMatrix(m, kf) }, kf, 0},
+				{"bB", func(m graph.MatrixAccumulator) { tc.ff.AddBToMatrix(m, bf) }, 0, bf}} {
+				worst, cols := matrixVsProducts(len(x), c.write, func(df, dx []float64) { tc.ff.AddDForce(df, dx, c.k, c.b) })
+				t.Logf("%s: %d non-zero columns, worst %.3g", c.name, cols, worst)
+				if cols == 0 || worst > 1e-12 {
+					t.Errorf("%s matrix differs from AddDForce by %.3g relative (%d columns)", c.name, worst, cols)
+				}
+			}
 		})
 	}
 }
