@@ -315,16 +315,15 @@ func classifyThinPoints(pts []materialPoint) error {
 			d := thinPos[i].Sub(c)
 			C = C.Add(d.Outer(d))
 		}
-		lam, V := geom.SymEigen(C)
-		o := sortedAxes(lam)
+		lam, V := geom.SymEigen(C) // eigenvalues in descending order
 		t := p.thick
 		var S geom.Mat3
 		addDir := func(a int, ext float64) {
-			u := V.Col(o[a])
+			u := V.Col(a)
 			S = S.Add(u.Outer(u).Scale(p.v * ext * ext / 12))
 		}
-		proj := func(a int) geom.Mat3 { u := V.Col(o[a]); return u.Outer(u) }
-		if lam[o[1]] < rodSpreadRatio*lam[o[0]] {
+		proj := func(a int) geom.Mat3 { u := V.Col(a); return u.Outer(u) }
+		if lam[1] < rodSpreadRatio*lam[0] {
 			p.thin = 2
 			p.thinP = proj(1).Add(proj(2))
 			s := p.v / (t * t)
@@ -342,19 +341,6 @@ func classifyThinPoints(pts []materialPoint) error {
 		p.S = S
 	}
 	return nil
-}
-
-// sortedAxes returns the indices of lam by decreasing value.
-func sortedAxes(lam geom.Vec3) [3]int {
-	o := [3]int{0, 1, 2}
-	for a := 0; a < 3; a++ {
-		for b := a + 1; b < 3; b++ {
-			if lam[o[b]] > lam[o[a]] {
-				o[a], o[b] = o[b], o[a]
-			}
-		}
-	}
-	return o
 }
 
 // lloyd places count centres on the points (fixed first, kept) by
@@ -523,13 +509,12 @@ func (m *MeshfreeSampler) build() error {
 			d := pts[j].x.Sub(c)
 			S = S.Add(d.Outer(d).Scale(pts[j].v * r)).Add(pts[j].S.Scale(r))
 		}
-		lam, R := geom.SymEigen(S)
-		o := sortedAxes(lam)
+		lam, R := geom.SymEigen(S) // eigenvalues in descending order
 		var h geom.Vec3
 		var axes geom.Mat3
 		for a := 0; a < 3; a++ {
-			h[a] = math.Sqrt(math.Max(0, 12*lam[o[a]]/V))
-			u := R.Col(o[a])
+			h[a] = math.Sqrt(math.Max(0, 12*lam[a]/V))
+			u := R.Col(a)
 			axes[a], axes[3+a], axes[6+a] = u[0], u[1], u[2]
 		}
 		if h[2] <= 1e-9*h[0] {
@@ -561,20 +546,19 @@ func thinAxesOf(pts []materialPoint, grp []int, V float64) (int8, geom.Mat3) {
 	for _, j := range grp {
 		P = P.Add(pts[j].thinP.Scale(pts[j].v / V))
 	}
-	lam, R := geom.SymEigen(P)
-	o := sortedAxes(lam)
+	lam, R := geom.SymEigen(P) // eigenvalues in descending order
 	n := int8(0)
 	for a := 0; a < 3; a++ {
-		if lam[o[a]] > 0.5 {
+		if lam[a] > 0.5 {
 			n++
 		}
 	}
 	var cols [3]int
 	switch n {
 	case 1:
-		cols = [3]int{o[1], o[2], o[0]}
+		cols = [3]int{1, 2, 0}
 	case 2:
-		cols = [3]int{o[2], o[0], o[1]}
+		cols = [3]int{2, 0, 1}
 	default:
 		return 0, geom.Identity3()
 	}
