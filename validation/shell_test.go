@@ -146,7 +146,10 @@ func shellStrip(n int, h, e, q float64, clamped bool) string {
 // supported, uniform across the width (the free edges' moment-free
 // condition is exact there). Within 1% at n = 32 (measured +0.83%
 // clamped, +0.08% simply supported) and second order (error ratios
-// measured 3.5 to 4.6; checked > 3 from n = 16 on).
+// measured 3.5 to 4.6; checked > 3 from n = 16 on). The middle of a free
+// edge converges to the same beam deflection, second order too (measured
+// +1.23% clamped, +0.06% simply supported at n = 32; error ratios 4.1 to
+// 4.8, checked > 3).
 func TestShellStrip(t *testing.T) {
 	const h, e = 0.01, 1e6
 	d := e * h * h * h / 12
@@ -156,13 +159,13 @@ func TestShellStrip(t *testing.T) {
 			coef = 1.0 / 384
 		}
 		q := 1e-4 * h * d / coef
-		var errs []float64
+		var errs, edges []float64
 		ns := []int{8, 16, 32}
 		for _, n := range ns {
 			x, _ := solveShell(t, "plate", shellStrip(n, h, e, q, clamped))
 			rel := -x[3*(n/2+(n+1)*(n/2))+2]*d/(q*coef) - 1
 			edge := -x[3*(n/2)+2]*d/(q*coef) - 1
-			errs = append(errs, rel)
+			errs, edges = append(errs, rel), append(edges, edge)
 			t.Logf("clamped %v, %2d × %2d cells: centre %+.3f%%, free edge %+.3f%% from the beam", clamped, n, n, 100*rel, 100*edge)
 		}
 		if last := errs[len(errs)-1]; math.Abs(last) > 0.01 {
@@ -171,6 +174,9 @@ func TestShellStrip(t *testing.T) {
 		for i := 1; i < len(errs); i++ {
 			if r := errs[i-1] / errs[i]; !(r > 3) {
 				t.Errorf("clamped %v: error ratio %.3g from n = %d to %d, want > 3", clamped, r, ns[i-1], ns[i])
+			}
+			if r := edges[i-1] / edges[i]; !(r > 3) {
+				t.Errorf("clamped %v: free edge's error ratio %.3g from n = %d to %d, want > 3 (the beam's deflection across the width)", clamped, r, ns[i-1], ns[i])
 			}
 		}
 	}
