@@ -650,14 +650,6 @@ func growFloats(b []float64, n int) []float64 {
 	return make([]float64, n)
 }
 
-// growInts is growFloats for ints.
-func growInts(b []int, n int) []int {
-	if cap(b) >= n {
-		return b[:n]
-	}
-	return make([]int, n)
-}
-
 // FactorInto is Factor into the storage of c (a Cholesky from an earlier
 // Factor or FactorInto, or a new zero one), so that repeated numeric
 // factorisations of one pattern allocate nothing once c has grown: the

@@ -333,12 +333,4 @@ func removeSorted(s []int32, x int32) []int32 {
 	return s
 }
 
-func identity(n int) []int {
-	p := make([]int, n)
-	for i := range p {
-		p[i] = i
-	}
-	return p
-}
-
 func sortInt32Slow(a []int32) { slices.Sort(a) }
