@@ -94,6 +94,7 @@ type blockJacobiPrecond struct {
 	// (size² numbers at fac[facOff[b]:], lower triangle, row-major).
 	start, size, facOff []int
 	fac                 []float64
+	big                 []bool // per block row: inside a larger block (scratch of set)
 }
 
 // set computes the blocks of A; sys gives the DOF sizes of its states.
@@ -102,7 +103,9 @@ func (b *blockJacobiPrecond) set(A *sparse.BSR3, sys *blockSystem) error {
 		b.inv = make([]float64, 9*A.N)
 	}
 	b.start, b.size, b.facOff, b.fac = b.start[:0], b.size[:0], b.facOff[:0], b.fac[:0]
-	big := make([]bool, A.N)
+	b.big = resize(b.big, A.N)
+	big := b.big
+	clear(big)
 	for si, st := range sys.states {
 		d := st.Template().DerivSize()
 		if d <= 3 || d%3 != 0 || sys.offsets[si]%3 != 0 || 3*A.N < sys.offsets[si]+sys.sizes[si] {
