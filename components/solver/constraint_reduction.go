@@ -44,6 +44,9 @@ type reduction struct {
 	tmpC []int32
 	tmpV []float64
 	err  error
+	// Scratch of basis: entries per row, owning constraint per unknown,
+	// next free entry per dependent row.
+	cnt, owner, next []int32
 
 	// The reduced matrix and the map from A's values to it.
 	out              *sparse.BSR3
@@ -164,8 +167,9 @@ func (r *reduction) basis(n int) error {
 		r.at[i] = -1
 	}
 	// Count per row (stable order of the entries within a row).
-	cnt := make([]int32, n+1)
-	owner := make([]int32, n)
+	r.cnt, r.owner = resize(r.cnt, n+1), resize(r.owner, n)
+	cnt, owner := r.cnt, r.owner
+	clear(cnt)
 	for i := range owner {
 		owner[i] = -1
 	}
@@ -196,8 +200,8 @@ func (r *reduction) basis(n int) error {
 		r.ptr[i+1] = r.ptr[i] + cnt[g+1]
 	}
 	r.col, r.val = resize(r.col, len(r.tmpR)), resize(r.val, len(r.tmpR))
-	next := make([]int32, len(r.row))
-	copy(next, r.ptr[:len(r.row)])
+	r.next = append(r.next[:0], r.ptr[:len(r.row)]...)
+	next := r.next
 	for q, g := range r.tmpR {
 		i := r.at[g]
 		p := next[i]
