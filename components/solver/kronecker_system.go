@@ -33,7 +33,6 @@ import (
 // (Jacobian, parent offset).
 type kronPattern struct {
 	kj      *graph.RowKroneckerJacobian
-	off     int // the parent's scalar offset (a multiple of 3)
 	c, q    int // child and parent DOF columns
 	nn      int // parent DOFs
 	nbk     int // 3×3 blocks per parent DOF side (q)
@@ -48,8 +47,6 @@ type kronPattern struct {
 	slotCol []int32 // partner l of each slot
 	mirror  []int32 // slot of (l, k) for the slot of (k, l)
 	pairs   []int32 // global block pairs, nbk² per slot (row block, column block)
-	vblk    []int32 // entry (I, J) of V: block within the pair's nbk² and
-	vin     []int32 // position within the 3×3 block
 	// Per child DOF, its entries sorted by parent DOF: sorted[o + s] is
 	// the local index of the s-th, rank[e] the sorted position of entry
 	// e, and BT (c × n·q at q·c·o) the coefficients B_l of the sorted
@@ -57,8 +54,9 @@ type kronPattern struct {
 	sorted, rank []int32
 	BT           []float64
 	dups         bool // some child DOF lists a parent DOF twice (no symmetric shortcut)
-	// The inverse of vblk, vin: entry t of block b of a pair is V's
-	// (bI[9b + t], bJ[9b + t]).
+	// Entry t of block b of a pair is V's (bI[9b + t], bJ[9b + t]) (V's
+	// rows and columns in (r, m) order, the blocks in the parent's
+	// storage order).
 	bI, bJ []int32
 }
 
@@ -154,7 +152,7 @@ func (ms *mappedSystem) kronFor(st graph.State, mp graph.Mapping) *kronPattern {
 func newKronPattern(kj *graph.RowKroneckerJacobian, off, nn int) *kronPattern {
 	c, q := kj.ChildCols, kj.ParentCols
 	S, Q := 3*c, 3*q
-	p := &kronPattern{kj: kj, off: off, c: c, q: q, nn: nn, nbk: q}
+	p := &kronPattern{kj: kj, c: c, q: q, nn: nn, nbk: q}
 	p.cinv = make([]int32, S)
 	seen := make([]bool, S)
 	for t, s := range kj.ChildIndex {
@@ -279,17 +277,15 @@ func newKronPattern(kj *graph.RowKroneckerJacobian, off, nn int) *kronPattern {
 			}
 		}
 	}
-	p.vblk = make([]int32, Q*Q)
-	p.vin = make([]int32, Q*Q)
 	p.bI = make([]int32, Q*Q)
 	p.bJ = make([]int32, Q*Q)
 	for I := 0; I < Q; I++ {
 		a := kj.ParentIndex[I]
 		for J := 0; J < Q; J++ {
 			b := kj.ParentIndex[J]
-			p.vblk[I*Q+J] = int32((a/3)*nbk + b/3)
-			p.vin[I*Q+J] = int32((a%3)*3 + b%3)
-			d := 9*p.vblk[I*Q+J] + p.vin[I*Q+J]
+			// V's entry (I, J) is in block (a/3, b/3) of the pair, at
+			// (a%3, b%3) within it.
+			d := 9*((a/3)*nbk+b/3) + (a%3)*3 + b%3
 			p.bI[d], p.bJ[d] = int32(I), int32(J)
 		}
 	}
