@@ -54,16 +54,8 @@ func (s *tetSolid) largeBlocksGroup(g *largeGroup, e0, n int, kFactor float64) {
 			e = e0
 		}
 		if n < 4 {
-			cc := s.cache[strideLarge*e : strideLarge*e+strideLarge : strideLarge*e+strideLarge]
-			c := v[4*largeSlotCC+l : 4*largeSlotCC+l+4*26+1 : 4*largeSlotCC+l+4*26+1]
-			for i, x := range cc {
-				c[4*i] = x
-			}
-			B := dmInv[9*e : 9*e+9 : 9*e+9]
-			gr := v[4*largeSlotG+l : 4*largeSlotG+l+4*8+1 : 4*largeSlotG+l+4*8+1]
-			for j, b := range B {
-				gr[4*j] = b
-			}
+			inLane(v, largeSlotCC, l, s.cache[strideLarge*e:strideLarge*e+strideLarge])
+			inLane(v, largeSlotG, l, dmInv[9*e:9*e+9])
 		}
 		v[4*largeSlotSC+l] = -s.weight[e] * kFactor
 		v[4*largeSlotSign+l] = negZero
@@ -120,23 +112,14 @@ func (s *tetSolid) largeForceRange(lo, hi int) {
 			B := m.dmInv[9*e0 : 9*e0+36]
 			lanesIn9(&v[4*largeFSlotB], &B[0])
 		}
+		m.cornersInLanes(v, largeFSlotX, e0, n, x)
 		for l := 0; l < 4; l++ {
 			e := e0 + l
 			if l >= n {
 				e = e0
 			}
-			ix := m.idx[4*e : 4*e+4 : 4*e+4]
-			for c, p := range ix {
-				xp := x[3*int(p) : 3*int(p)+3 : 3*int(p)+3]
-				xs := v[4*(largeFSlotX+3*c)+l : 4*(largeFSlotX+3*c)+l+9 : 4*(largeFSlotX+3*c)+l+9]
-				xs[0], xs[4], xs[8] = xp[0], xp[1], xp[2]
-			}
 			if n < 4 {
-				B := m.dmInv[9*e : 9*e+9 : 9*e+9]
-				bs := v[4*largeFSlotB+l : 4*largeFSlotB+l+33 : 4*largeFSlotB+l+33]
-				for j, b := range B {
-					bs[4*j] = b
-				}
+				inLane(v, largeFSlotB, l, m.dmInv[9*e:9*e+9])
 			}
 			v[4*largeFSlotS+l] = -s.weight[e]
 		}
@@ -208,28 +191,15 @@ func (s *tetSolid) largeDForceRange(lo, hi int) {
 	}
 	for e0 := lo; e0 < hi; e0 += 4 {
 		n := min(4, hi-e0)
+		m.cornersInLanes(v, largeDSlotX, e0, n, dx)
 		for l := 0; l < 4; l++ {
 			e := e0 + l
 			if l >= n {
 				e = e0
 			}
-			ix := m.idx[4*e : 4*e+4 : 4*e+4]
-			for c, p := range ix {
-				xp := dx[3*int(p) : 3*int(p)+3 : 3*int(p)+3]
-				xs := v[4*(largeDSlotX+3*c)+l : 4*(largeDSlotX+3*c)+l+9 : 4*(largeDSlotX+3*c)+l+9]
-				xs[0], xs[4], xs[8] = xp[0], xp[1], xp[2]
-			}
 			if n < 4 {
-				B := m.dmInv[9*e : 9*e+9 : 9*e+9]
-				bs := v[4*largeDSlotB+l : 4*largeDSlotB+l+33 : 4*largeDSlotB+l+33]
-				for j, b := range B {
-					bs[4*j] = b
-				}
-				cc := s.cache[strideLarge*e : strideLarge*e+strideLarge : strideLarge*e+strideLarge]
-				cs := v[4*largeDSlotCC+l : 4*largeDSlotCC+l+4*26+1 : 4*largeDSlotCC+l+4*26+1]
-				for i, c := range cc {
-					cs[4*i] = c
-				}
+				inLane(v, largeDSlotB, l, m.dmInv[9*e:9*e+9])
+				inLane(v, largeDSlotCC, l, s.cache[strideLarge*e:strideLarge*e+strideLarge])
 			}
 			v[4*largeDSlotS+l] = -s.weight[e] * kf
 		}
@@ -251,6 +221,33 @@ func (s *tetSolid) largeDForceRange(lo, hi int) {
 			for i := range el {
 				el[i] = v[4*(largeDSlotF+i)+l]
 			}
+		}
+	}
+}
+
+// inLane puts src into lane l of the len(src) slots from slot of a
+// group's working memory v (entry i at v[4(slot+i)+l]).
+func inLane(v []float64, slot, l int, src []float64) {
+	d := v[4*slot+l : 4*slot+l+4*len(src)-3]
+	for i, x := range src {
+		d[4*i] = x
+	}
+}
+
+// cornersInLanes puts x's entries of the four vertices of elements e0 …
+// e0+n−1 into lanes 0 … n−1 of the twelve slots from slot (corner c's
+// component k at slot+3c+k), the lanes past n repeating element e0: the
+// positions for largeForces4, the displacements for largeDForces4.
+func (m *tetElements) cornersInLanes(v []float64, slot, e0, n int, x []float64) {
+	for l := 0; l < 4; l++ {
+		e := e0 + l
+		if l >= n {
+			e = e0
+		}
+		for c, p := range m.idx[4*e : 4*e+4 : 4*e+4] {
+			xp := x[3*int(p) : 3*int(p)+3 : 3*int(p)+3]
+			xs := v[4*(slot+3*c)+l : 4*(slot+3*c)+l+9 : 4*(slot+3*c)+l+9]
+			xs[0], xs[4], xs[8] = xp[0], xp[1], xp[2]
 		}
 	}
 }
