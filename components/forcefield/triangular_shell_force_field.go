@@ -1068,7 +1068,11 @@ func (c *TriangularShellForceField) bendingTri(p *shellPatch, j, n int, pos []ge
 			al = make([]float64, 0, n)
 		}
 	} else {
-		alm = make([]geom.Mat3, 0, n)
+		var buf [32]geom.Mat3 // zeroed on this branch only
+		alm = buf[:0]
+		if n > len(buf) {
+			alm = make([]geom.Mat3, 0, n)
+		}
 	}
 	for a := 0; a < n; a++ {
 		if p.iso { // g_as = ŵ_sa t
@@ -1086,9 +1090,7 @@ func (c *TriangularShellForceField) bendingTri(p *shellPatch, j, n int, pos []ge
 		for q := 0; q < 3; q++ {
 			cg[a][q] = ga[0].Scale(c.cm[q][0]).Add(ga[1].Scale(c.cm[q][1])).Add(ga[2].Scale(c.cm[q][2]))
 		}
-		{
-			alm = append(alm, p.w[0][a].Scale(mu[0]).Add(p.w[1][a].Scale(mu[1])).Add(p.w[2][a].Scale(mu[2])))
-		}
+		alm = append(alm, p.w[0][a].Scale(mu[0]).Add(p.w[1][a].Scale(mu[1])).Add(p.w[2][a].Scale(mu[2])))
 	}
 	var h, ch [3][3]geom.Vec3
 	for s := 0; s < 3; s++ {
