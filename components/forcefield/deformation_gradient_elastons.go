@@ -508,8 +508,8 @@ func (k *elastonKernel) coroForce(c *elastonCache, m []float64, ep *[4]sym6) (W 
 		}
 		Ce[a] = k.hooke(&eps[a])
 	}
-	var Cr [4]sym6 // the condensed law on the gradient terms (thin samples)
-	if c.thin != 0 {
+	var Cr [4]sym6 // the condensed law on the gradient terms (thin samples; stabStress condenses its own)
+	if c.thin != 0 && !c.stab {
 		for a := 1; a < 4; a++ {
 			Cr[a] = k.hookeThin(&eps[a], c.thin, &c.thinQ)
 		}
@@ -584,7 +584,7 @@ func (k *elastonKernel) coroDForce(c *elastonCache, m []float64, dF *[4]geom.Mat
 		}
 		de[a] = e
 		dCe[a] = k.hooke(&e)
-		if c.thin != 0 && a > 0 {
+		if c.thin != 0 && !c.stab && a > 0 {
 			dCr[a] = k.hookeThin(&e, c.thin, &c.thinQ)
 		}
 	}
