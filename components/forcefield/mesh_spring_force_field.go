@@ -381,13 +381,13 @@ func (c *MeshSpringForceField) KBlocks(vals []float64, kFactor float64) {
 // of the edge springs (the altitude springs have no damping).
 func (c *MeshSpringForceField) AddBToMatrix(m graph.MatrixAccumulator, bFactor float64) {
 	c.ensureLinearised()
-	c.set.addKBToMatrix(m, []int{0}, 0, bFactor)
+	c.set.addKBToMatrix(m, oneStateOffset, 0, bFactor)
 }
 
 // AddBToMatrix implements graph.DampingAssembler: bFactor·c u uᵀ blocks.
 func (c *TriangularBendingSprings) AddBToMatrix(m graph.MatrixAccumulator, bFactor float64) {
 	c.ensureLinearised()
-	c.set.addKBToMatrix(m, []int{0}, 0, bFactor)
+	c.set.addKBToMatrix(m, oneStateOffset, 0, bFactor)
 }
 
 var (

@@ -341,22 +341,13 @@ func (ss *springSet) energy(xs [][]float64) float64 {
 
 // addKToMatrix writes kFactor·K of a one-state spring set into m: per
 // spring the blocks [[−M, M], [M, −M]] (rows a, b; columns a, b), at the
-// linearisation of the last addForce.
+// linearisation of the last addForce (addKBToMatrix without damping).
 func (ss *springSet) addKToMatrix(m graph.MatrixAccumulator, kFactor float64) {
-	for s := range ss.k {
-		a, b := 3*int(ss.a[s]), 3*int(ss.b[s])
-		mm := ss.matrix(s)
-		for r := 0; r < 3; r++ {
-			for c := 0; c < 3; c++ {
-				v := kFactor * mm[3*r+c]
-				m.Add(a+r, a+c, -v)
-				m.Add(a+r, b+c, v)
-				m.Add(b+r, a+c, v)
-				m.Add(b+r, b+c, -v)
-			}
-		}
-	}
+	ss.addKBToMatrix(m, oneStateOffset, kFactor, 0)
 }
+
+// oneStateOffset is addKBToMatrix's offs for a one-state spring set.
+var oneStateOffset = []int{0}
 
 // addKBToMatrix writes kFactor·K + bFactor·B of the spring set into m,
 // state st's entries starting at offs[st]: per spring the blocks
